@@ -17,7 +17,6 @@ class CoalescingWriter:
     """Hands pending text to ``out`` in one ``write`` + ``flush`` at most every ``interval``
     (at once after a quiet ``interval``, else on the loop's timer); events :meth:`flush`."""
 
-
     __slots__ = ("_error", "_handle", "_interval", "_last", "_pending", "out")
 
     def __init__(self, out: TextIO, interval: float = FLUSH_INTERVAL) -> None:

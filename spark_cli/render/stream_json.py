@@ -115,8 +115,6 @@ class StreamJsonRenderer(JsonLinesRenderer):
                    total_cost_usd=(usage or {}).get("cost_usd"), usage=claude_usage(usage),
                    errors=errors, permission_denials=[], spark=spark)
 
-    # ---- lines ----
-
     def _line(self, kind: str, **fields: Any) -> None:
         self.emit({"type": kind, **fields, "session_id": self.session_id,
                    "uuid": str(uuid.uuid4())})

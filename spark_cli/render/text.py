@@ -118,8 +118,6 @@ class TextRenderer:
         self._at_line_start = True
         self._console: Any = None
 
-    # ---- streaming ----
-
     def prose(self, text: str) -> None:
         if not text:
             return
@@ -172,8 +170,6 @@ class TextRenderer:
         self.calls_out.write(text + "\n")
         self.calls_out.flush()
 
-    # ---- the end ----
-
     def diff(self, path: str, diff: str) -> None:
         if not diff:
             return
@@ -186,7 +182,6 @@ class TextRenderer:
 
     def request_sent(self, at: float) -> None:
         pass
-
 
     def summary(self, data: Mapping[str, Any]) -> None:
         self.line(summary_line(data), "bold")

@@ -117,8 +117,6 @@ class SparkApp(App[int]):
         self._hint_timer: Timer | None = None
         self._esc_at = -ESC_ESC_S
 
-    # ---- layout ----
-
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Below(id="below"):
@@ -187,8 +185,6 @@ class SparkApp(App[int]):
 
     def _busy(self) -> bool:
         return self.interaction.busy
-
-    # ---- keys ----
 
     async def on_prompt_sent(self, message: Prompt.Sent) -> None:
         text = message.text
@@ -290,12 +286,8 @@ class SparkApp(App[int]):
         if self.deep.may_quit():
             self.exit(0)
 
-    # ---- after each event; the queue above the prompt ----
-
     def _after_event(self, event: InteractionEvent) -> None:
-        """The keeper takes each event; a turn that failed before any answer gives its
-        message back to the prompt."""
-
+        """The keeper takes each event; a turn failed before any answer refills the prompt."""
         self.keeper.on_event(event)
         if type(event) is ProseDelta:  # per token
             return
@@ -332,8 +324,6 @@ class SparkApp(App[int]):
             view.update(text)
         view.display = text is not None
 
-    # ---- what survives a restart; the deep hint ----
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
@@ -349,12 +339,8 @@ class SparkApp(App[int]):
         hint.update(line or "")
         hint.display = bool(line)
 
-    # ---- the command host ----
-
     def clear_transcript(self) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.clear()
-        transcript.more = None
+        self.query_one(Transcript).clear()
         self.keeper.new_conversation()
 
     def resume_conversation(self, session_id: str = "") -> None:
@@ -370,9 +356,7 @@ class SparkApp(App[int]):
         return kept, new
 
     def conversation_rewound(self, index: int, text: str) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.clear()
-        transcript.more = None
+        self.query_one(Transcript).clear()
         self.feed.replay(self.keeper.rewound(index))
         self.keeper.turn_ended(self.session)
         self.to_prompt(text)
@@ -396,8 +380,6 @@ class SparkApp(App[int]):
         if not self.link.connected:
             self.spawn(self.link.ensure())
         self.feed.note(f"now {settings.provider.name} · {settings.provider.model}", "bold")
-
-    # ---- background work ----
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (its failure is shown, never lost)."""

@@ -33,7 +33,6 @@ class UsageLedger:
 
     def hud(self) -> str:
         """The HUD's part: ``12.3k tok · $0.0123`` (``cost ?`` without a price)."""
-
         spent = total(u for _, u in self.everything())
         if spent is None:
             return ""

@@ -35,8 +35,7 @@ class HudState:
     paused: bool = False
     deep: str = ""
     prefill_s: float | None = None
-    """Seconds since the request left, while no token came yet (the server reads the
-    prompt): shown as a live timer with the request's size."""
+    """Seconds since the request left while no token came yet (a live timer)."""
     tool_calls: int = 0
     """Tool calls the model made this turn (spark ran them)."""
     tool_ms: float = 0.0
@@ -56,17 +55,14 @@ def _k(tokens: int) -> str:
 
 SEPARATOR = " │ "
 _SHRINK = ((-1, 16), (0, 12), (1, 4))
-"""The parts that give way when the line is too wide, in order, and the length each keeps
-in a first pass (after the frame time and the cost are left out): the deep tasks (the last
-part, when there are any), the provider · model, the channel; a second pass shortens them to
-a letter, and the deep tasks go last."""
+"""(part, length kept) giving way in order when the line is too wide: the deep tasks (last
+part), the provider · model, the channel; a second pass cuts them to a letter."""
 PAUSED = " (paused: Enter resumes)"
 FRAME = "frame "
 
 
 def hud_text(hud: HudState, now: float, width: int = 0) -> str:
     """The one status line for ``hud`` at ``now`` (``time.monotonic()``) in ``width`` columns."""
-
     parts = _parts(hud, now)
     if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)

@@ -3,7 +3,6 @@ prompt history, and at each turn's end the conversation with what the transcript
 (``ShownLog``), through the repo's ``SessionStore``, one id per conversation. A problem
 saving is shown once as a line and never stops the session."""
 
-
 from __future__ import annotations
 
 import time
@@ -103,8 +102,7 @@ class Keeper:
     def resume(self, session: SessionApi,
                show: Callable[[Sequence[ShownItem]], None] = lambda items: None,
                session_id: str = "") -> None:
-        """Reopen conversation ``session_id`` ("": the only one, or a list to pick from);
-        ``show`` puts what was shown of it on screen."""
+        """Reopen conversation ``session_id`` ("": the only one, or a list to pick from)."""
         store = self.store
         several = store is not None and not session_id and len(store.conversation_ids()) > 1
         listed = store.list_conversations() if store is not None and several else []
@@ -139,7 +137,6 @@ class Keeper:
 
 def shown_from_history(saved: SavedConversation) -> tuple[ShownItem, ...]:
     """What to show of a conversation saved without it: each message, each tool call's label."""
-
     items: list[ShownItem] = []
     for item in saved.history:
         match item:

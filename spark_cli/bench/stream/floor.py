@@ -93,7 +93,6 @@ def _payload_length(frame: bytes) -> int:
 
 def _frame_end(frame: bytes) -> int:
     """Where the frame at ``frame[0]`` ends (past the buffer while its header is incomplete)."""
-
     short = frame[1] & 0x7F
     header = 2 + (2 if short == 126 else 8 if short == 127 else 0)
     if len(frame) < header:

@@ -84,8 +84,7 @@ def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int
 
 def _tui(wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
          baseline: Path | None) -> Run:
-    """The headless TUI child, its turn's CPU measured inside it; run by its path, so a
-    baseline tree's app is measured by this tree's child."""
+    """The headless TUI child (by its path: a baseline tree's app, this tree's child)."""
     argv = [sys.executable, "-P", str(Path(__file__).with_name("stream_tui_child.py")),
             "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
             f"{tps:g}"]
@@ -109,9 +108,7 @@ def _modes(modes: tuple[str, ...], baseline: Path | None) -> list[str]:
 def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
             modes: tuple[str, ...] = MODES, wires: tuple[str, ...] = WIRES,
             baseline: Path | None = None, frame_ms: float | None = None) -> Figures:
-    """Every rate, wire and mode (and ``baseline``'s), interleaved per repetition; medians and
-    each mode's ratios pair by pair. ``frame_ms``: the engine's batched shape instead."""
-
+    """Every rate, wire and mode, interleaved per repetition; medians and paired ratios."""
     figures: Figures = {}
     runs = _modes(modes, baseline)
     for tps in rates:

@@ -59,8 +59,7 @@ class TuiBenchPlan:
 
 KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
 PHASES = ("keep", "cpu", "typing", "pty", "launch", "resume")
-"""What ``--only`` picks from: keep-up, CPU, keystrokes + Esc + memory (``typing``), Esc in
-a pty, launch (with the import profile), a resumed 500-turn conversation."""
+"""What ``--only`` picks from (``typing``: keystrokes, Esc and memory)."""
 RESUME_TURNS = 500
 
 

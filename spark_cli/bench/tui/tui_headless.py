@@ -46,8 +46,7 @@ def make_files(root: Path, count: int) -> None:
 async def run_app(url: str | None, token: str, workdir: Path,
                   body: Callable[[Any, FrameLog], Awaitable[Figures]],
                   model: str = "spark-lorem", *, chat: bool = False) -> Figures:
-    """Run SparkApp on ``url`` (None: the bundled engine) and ``body(app, log)`` inside it,
-    over Chat Completions SSE when ``chat``, else Responses over WebSocket."""
+    """``body(app, log)`` inside SparkApp on ``url`` (None: bundled), Chat SSE when ``chat``."""
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": model}
     if chat:
@@ -122,8 +121,7 @@ async def _streaming(app: Any) -> None:
 
 async def type_probe(app: Any, log: FrameLog, samples: int, gap_s: float,
                      still: Callable[[], bool] = lambda: True) -> tuple[list[float], int]:
-    """Keystroke → first frame showing it (a letter typed, then erased), ``samples`` times at
-    jittered gaps while ``still()``; (latencies, lost)."""
+    """Keystroke → first frame showing it, ``samples`` times while ``still()``; (seconds, lost)."""
     rng = random.Random(7)
     latencies: list[float] = []
     lost = 0
@@ -219,8 +217,7 @@ async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, in
 async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, stream_s: float,
                          samples: int, turns: int, turn_tokens: int, escs: int,
                          picker_files: int = 20_000) -> Figures:
-    """Keystrokes while streaming (fresh, then after ``turns`` turns, then with the ``@``
-    file picker open over ``picker_files`` files), Esc, memory."""
+    """Keystrokes while streaming (fresh, late, deep, compact, picker), Esc, memory."""
 
     async def typed_while_streaming(app: Any, log: FrameLog) -> tuple[list[float], int]:
         await start_turn(app, int(tps * stream_s) + 1)
@@ -259,7 +256,6 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
 
     async def typed_while_compacting(app: Any, log: FrameLog) -> tuple[list[float], int]:
         """The same while ``/compact`` streams its summary (then Esc cancels it)."""
-
         assert app.interaction.compact(""), "a turn was still running"
         result = await type_probe(app, log, samples, 0.06, still=lambda: app.interaction.busy)
         await app.interaction.interrupt()

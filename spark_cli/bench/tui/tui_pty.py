@@ -144,7 +144,6 @@ def esc(url: str, token: str, workdir: Path, driver: str, samples: int,
 
 def import_profile(workdir: Path, top: int = 12) -> list[tuple[str, float]]:
     """(package, ms of own import time) before `spark`'s first frame, largest first."""
-
     pty = Pty(spark_command(), workdir, _env(PYTHONPROFILEIMPORTTIME="1"))
     try:
         if pty.wait_for(FIRST_FRAME, 20.0) is None:

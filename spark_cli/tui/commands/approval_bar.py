@@ -2,7 +2,6 @@
 takes y (once), a (always, where offered) and n; Esc stops the turn. Keys in the first
 ``GRACE_S`` are not answers (a word typed on must not allow anything); the draft stays."""
 
-
 from __future__ import annotations
 
 import asyncio

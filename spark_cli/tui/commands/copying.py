@@ -43,7 +43,6 @@ def code_blocks(text: str) -> list[str]:
 
 def line_count(text: str) -> str:
     """``text``'s size as the notes say it: "1 line", "3 lines"."""
-
     lines = text.count("\n") + (not text.endswith("\n"))
     return f"{lines} line{'s' if lines != 1 else ''}"
 

@@ -21,7 +21,6 @@ def _first(text: str, width: int = 90) -> str:
 class Rewinder:
     """``/rewind`` over ``session``; ``rewound(index, text)`` shows the conversation cut back."""
 
-
     def __init__(self, session: SessionApi, out: Output, busy: Busy,
                  rewound: Callable[[int, str], None], to_prompt: Callable[[str], None]) -> None:
         self.session = session

@@ -275,19 +275,17 @@ class Commands:
             self.out.write(diff_syntax(diff))
 
     async def _model(self, args: list[str]) -> None:
-        if len(args) != 1:
-            self.out.note(f"usage: /model NAME (now {self.session.settings.provider.model})",
-                          "yellow")
-            return
-        await self.host.reconfigure({"model": args[0]})
+        await self._switch("model", args, self.session.settings.provider.model)
 
     async def _provider(self, args: list[str]) -> None:
+        await self._switch("provider", args, self.session.settings.provider.name,
+                           ": mock, openai, cerebras, openai-compatible or one from your config")
+
+    async def _switch(self, key: str, args: list[str], now: str, more: str = "") -> None:
         if len(args) != 1:
-            self.out.note(f"usage: /provider NAME (now {self.session.settings.provider.name}): "
-                          "mock, openai, cerebras, openai-compatible or one from your config",
-                          "yellow")
+            self.out.note(f"usage: /{key} NAME (now {now}){more}", "yellow")
             return
-        await self.host.reconfigure({"provider": args[0]})
+        await self.host.reconfigure({key: args[0]})
 
     async def _add(self, args: list[str]) -> None:
         if not args:

@@ -119,7 +119,6 @@ class DeepController:
 
     def may_quit(self) -> bool:
         """Ctrl+Q: True to quit now; while tasks run, only when asked twice within 3 s."""
-
         active = self.track.active if self.track is not None else []
         now = time.monotonic()
         if not active or now - self._quit_asked <= QUIT_CONFIRM_S:

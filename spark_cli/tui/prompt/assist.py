@@ -73,7 +73,6 @@ class PromptAssist:
 
     def attach(self, text: str) -> None:
         """Each ``@path`` in a sent message naming a repo file joins the files sent (``/add``)."""
-
         for path in mentioned_paths(text, self.session.root):
             if path in self.files.files():
                 continue

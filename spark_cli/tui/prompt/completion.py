@@ -94,7 +94,6 @@ class Completer:
 
     def update(self, line: str, column: int, *, first_line: bool, text: str = "") -> None:
         """Recompute for ``line`` with the cursor at ``column`` (``text``: the whole prompt)."""
-
         if self._history is not None:
             self._search(text)
             return

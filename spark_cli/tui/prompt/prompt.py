@@ -2,7 +2,6 @@
 Shift+Enter add a line, Tab queues, Up/Down walk the history (the draft comes back); with the
 popup open Up/Down choose, Tab/Enter insert; ``?`` on an empty prompt asks for ``/help``."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -45,8 +44,7 @@ class Prompt(TextArea):
         self.popup_changed: Callable[[], None] = lambda: None
         """Told when the popup's choice moved (the app repaints it)."""
         self.complete_now: Callable[[], None] = lambda: None
-        """Brings the completer up to the text (it is updated after each key's frame, so a
-        fast Tab or Enter may come first)."""
+        """Brings the completer up to the text (a fast Tab or Enter may beat its update)."""
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key

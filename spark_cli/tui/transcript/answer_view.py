@@ -41,7 +41,6 @@ def keep_breaks(source: str) -> str:
 @cache
 def _lexer(name: str) -> Lexer | None:
     """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown), made once."""
-
     from pygments.lexers import get_lexer_by_name  # deferred: TUI launch
     from pygments.util import ClassNotFound  # deferred: TUI launch
 

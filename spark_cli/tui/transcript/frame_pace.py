@@ -5,9 +5,7 @@ the first text and the turn's end stay at once (docs/benchmarks.md, ``### The TU
 from __future__ import annotations
 
 PACES = ((30.0, 2), (150.0, 4))
-"""(screen lines a second, one tick in how many paints) from that rate on: ~15 Hz past a
-line a tick, ~7.5 Hz past five screens a second (a painted frame then shows the view's
-last rows only, and fewer of them are styled)."""
+"""(screen lines a second, one tick in how many paints) from that rate on: ~15 Hz, then ~7.5."""
 FAST_LINES_PER_S = PACES[0][0]
 WINDOW_S = 0.25
 """How long the line rate is counted over before it is judged again."""
@@ -50,6 +48,5 @@ class FramePace:
         span, added = now - since, lines - self._lines
         if span >= WINDOW_S or added >= PACES[-1][0] * WINDOW_S:  # surely the top pace
             rate = added / max(span, WINDOW_S)
-
             self.every = max((every for limit, every in PACES if rate >= limit), default=1)
             self._since, self._lines = now, lines

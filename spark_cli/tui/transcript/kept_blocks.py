@@ -26,7 +26,6 @@ class Unsettled:
     """A block shown as its plain ``text`` (closed while hurried) or, with none, counted at
     another width, until ``Transcript.settle`` renders ``view``."""
 
-
     view: RenderableType
     text: str | None = None
 
@@ -67,8 +66,6 @@ class Blocks:
 
     def renderable(self, block: int) -> RenderableType:
         return self._renderables[block]
-
-    # ---- changes ----
 
     def append(self, renderable: RenderableType, strips: list[Strip]) -> None:
         """A block at the end, with its lines as rendered now (at least one)."""
@@ -138,8 +135,6 @@ class Blocks:
         self._renderables = [r if isinstance(r, Unsettled) else Unsettled(r)
                              for r in self._renderables]
 
-    # ---- reading ----
-
     def line(self, index: int) -> Strip:
         """Line ``index`` (0 <= index < len(self)), rendered again if it was let go."""
         at = index + self._base
@@ -170,8 +165,6 @@ class Blocks:
         if len(strips) < count:
             strips += [Strip.blank(0)] * (count - len(strips))
         return strips
-
-    # ---- the kept lines ----
 
     def _keep_lines(self, end: int, strips: list[Strip]) -> None:
         self._let_go(end)

@@ -61,9 +61,7 @@ class MarkdownStream:
         return ops
 
     def seal(self) -> str | None:
-        """Close the open block now: its source (an open fence closed; what follows goes on
-        in it)."""
-
+        """Close the open block now: its source (an open fence closed, to go on after)."""
         if not self._block or (self._reopened and len(self._block) == 1):
             return None
         if self._fence is None:

@@ -102,8 +102,6 @@ class Painter:
         self._frames = every(FRAME_S, self.frame) if every is not None else None
         """Calls ``frame`` while a turn streams (``every`` makes it paused)."""
 
-    # ---- the sink ----
-
     def on_event(self, event: InteractionEvent) -> None:
         if type(event) is ProseDelta:
             self.prose(event.text)
@@ -238,8 +236,6 @@ class Painter:
         state = self.state
         state.state, state.queued_at, state.retry_at, state.prefill_s = "ready", None, None, None
 
-    # ---- the frame clock ----
-
     def frame(self) -> None:
         """One frame while streaming: new prose, the tail, live figures."""
         if not self.pace.due():
@@ -269,7 +265,6 @@ class Painter:
 
     def mute(self) -> None:
         """Esc: nothing more of this answer reaches the screen, not even what is buffered."""
-
         self.muted = True
         self.stream.drop()
 

@@ -66,7 +66,6 @@ class ScreenFeed:
 
     def replay(self, items: Sequence[ShownItem]) -> None:
         """A resumed conversation as shown: its last turns now, earlier ones on scrolling up."""
-
         if self.painter is None:
             return
         replay, transcript = Replay(items), self.painter.transcript

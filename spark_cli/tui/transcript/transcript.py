@@ -50,8 +50,7 @@ class Transcript(ScrollView, can_focus=False):
         self._rewrapped = False  # the width changed since the pace turned fast
         self._styled = StyledRows()
         self.more: Callable[[], list[RenderableType]] | None = None
-        """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
-        older turns); None when there are none."""
+        """A resumed session's earlier blocks, asked for at the top (None: none left)."""
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -64,8 +63,6 @@ class Transcript(ScrollView, can_focus=False):
             if not self._batching and self._batch_changed:
                 self._batch_changed = False
                 self._changed()
-
-    # ---- writing ----
 
     def write(self, renderable: RenderableType) -> None:
         """Append a finished block."""
@@ -83,8 +80,7 @@ class Transcript(ScrollView, can_focus=False):
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
-        """The streaming block closed: its plain lines become ``renderable`` (while hurried,
-        once in view: ``settle``)."""
+        """The open block closed: its plain lines become ``renderable`` (hurried: ``settle``)."""
         blocks, start = self._blocks, self._open_blocks
         self._open_blocks = None
         if start is not None and self._hurried and self.following:
@@ -146,6 +142,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def clear(self) -> None:
         self._blocks.clear()
+        self.more = None
         self._tail = []
         self._open_blocks = None
         self._changed()
@@ -158,8 +155,6 @@ class Transcript(ScrollView, can_focus=False):
         """Everything shown, as text (tests and copy)."""
         return "\n".join(strip.text.rstrip() for strip in [*self._blocks.all_lines(),
                                                             *self._tail])
-
-    # ---- painting ----
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -176,8 +171,7 @@ class Transcript(ScrollView, can_focus=False):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's styled rows, kept per line while on screen (``StyledRows``); without the
-        hit test's offsets (per drawn row they grew a long session: ``spark bench soak``)."""
+        """Textual's styled rows, kept while on screen, without the hit test's offsets (soak)."""
         self._painting = True
         try:
             return self._render_rows(crop)
@@ -242,8 +236,7 @@ class Transcript(ScrollView, can_focus=False):
             self.settle()  # hurried, only new text comes into view: nothing to settle
 
     def hurry(self, fast: bool) -> None:
-        """While text races and the view follows the end, no scrollbar is drawn (Textual
-        restyles it whole each frame); its gutter stays. Only a change of pace does anything."""
+        """While text races and the view follows the end, no scrollbar is drawn (gutter kept)."""
         if fast == self._hurried:
             return
         self._hurried = fast
@@ -260,8 +253,6 @@ class Transcript(ScrollView, can_focus=False):
         """Back to the end and following it (the user sent something while scrolled up)."""
         self.following = True
         self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    # ---- internals ----
 
     def _line(self, index: int) -> Strip | None:
         """Line ``index`` of the blocks, then of the tail; None past the end."""
@@ -311,7 +302,6 @@ class Transcript(ScrollView, can_focus=False):
 
     def _set_virtual_size(self, size: Size) -> bool:
         """The new virtual size, laid out only when needed (``virtual_size``); True if so."""
-
 
         if grow_without_layout(self, size):
             return False

@@ -1,7 +1,7 @@
 """A Linux driver whose ``select`` waits ``ESCDELAY`` while a sequence is open, so a lone Esc
 goes at once (Textual's waits its 0.1 s idle timeout); on Textual's private ``XTermParser``
-(``tests/tui/tuning/test_fast_esc.py``). Esc → stopped 36 against 110 ms: `spark bench tui
---only pty` (docs/benchmarks.md, ``## Ledger``)."""
+(``tests/tui/tuning/test_fast_esc.py``). Ledger (docs/benchmarks.md): `spark bench tui --only
+pty` times it against Textual's stock driver."""
 
 from __future__ import annotations
 
@@ -21,15 +21,13 @@ _OPEN_TAIL = 8  # an ESC this close to the end of a read may start an unfinished
 
 
 def set_escape_delay() -> None:
-    """Our default ``ESCDELAY`` unless the user chose one, in force at once (Textual read it
-    on import: its constant is set too)."""
+    """Our default ``ESCDELAY`` unless the user chose one, set in Textual's constant too."""
     os.environ.setdefault("ESCDELAY", SPARK_ESCDELAY_MS)
     constants.ESCAPE_DELAY = escape_delay_s(os.environ["ESCDELAY"])  # type: ignore[misc]
 
 
 def escape_delay_s(value: str) -> float:
-    """``ESCDELAY`` (ms) in seconds as Textual reads it (≥ 1 ms; not a number: 100 ms)."""
-
+    """``ESCDELAY`` (milliseconds) in seconds as Textual reads it (not a number: its default)."""
     try:
         milliseconds = int(value)
     except ValueError:

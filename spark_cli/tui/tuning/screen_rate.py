@@ -1,7 +1,7 @@
 """spark's default ``TEXTUAL_FPS`` (500): after a pause Textual's paint timer skips to the
-second period boundary, so at its 60 a key waits 17-33 ms to show; painting still happens only
-on change. A user's value wins. Ledger (docs/benchmarks.md): `spark bench tui --only typing`
-against the same with `--fps 60`."""
+second period boundary, so at its default a key waits one to two periods to show; painting
+still happens only on change. A user's value wins. Ledger (docs/benchmarks.md): `spark bench
+tui --only typing` against the same with `--fps 60`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ SPARK_FPS = "500"
 
 
 def set_screen_rate() -> int:
-    """Our default ``TEXTUAL_FPS`` unless the user set one, in force at once (both constants
-    Textual derived on import are set); the rate."""
+    """Our default ``TEXTUAL_FPS`` unless the user set one, in Textual's constants too."""
 
     chosen = os.environ.get("TEXTUAL_FPS", SPARK_FPS)  # not written back: a /test child
     try:                                               # keeps the user's environment

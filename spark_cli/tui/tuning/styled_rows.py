@@ -27,9 +27,7 @@ class StyledRows:
 
     def render(self, crop: Region, sources: Sequence[object], look: Hashable,
                style_rows: StyleRows) -> list[Strip]:
-        """The styled rows of ``crop``: ``sources[i]`` is the content line on row ``crop.y + i``,
-        ``look`` all else the styling depends on."""
-
+        """The styled rows of ``crop`` (``sources[i]`` on row ``crop.y + i``) for ``look``."""
         if look != self._look:
             self._look, self._rows = look, {}
         rows = self._rows

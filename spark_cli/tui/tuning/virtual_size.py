@@ -11,8 +11,7 @@ from textual.widget import Widget
 
 
 def grow_without_layout(widget: Widget, size: Size) -> bool:
-    """Give ``widget`` the virtual ``size`` without a layout when its width is unchanged and
-    it overflows before and after; False when it needs one (set ``virtual_size`` then)."""
+    """``size`` set without a layout (same width, overflowing); False when it needs one."""
     old, height = widget.virtual_size, widget.size.height
     if size.width != old.width or old.height <= height or size.height <= height:
         return False

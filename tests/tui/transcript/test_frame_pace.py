@@ -55,7 +55,6 @@ def test_text_past_the_faster_pace_paints_one_tick_in_four():
     assert pace.every == 4 and painted == 5  # judged before a whole window
     _, now, lines = _run(pace, 25, per_tick, now, lines)
     assert pace.every == 4
-
     painted, now, lines = _run(pace, 40, per_tick, now, lines)
     assert painted == 10
     painted, _, _ = _run(pace, 40, 3.0, now, lines)  # slower: every other tick again

@@ -1,7 +1,6 @@
 """The calls every `spark edit` renderer takes (text for people, JSON lines for programs), in
 a turn's order: ``prose`` and ``event``, ``request_sent``, ``diff`` per file, ``summary``."""
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -3,7 +3,6 @@
 events as ``system`` lines of their ``--json`` type, a final ``result`` (spark's figures in
 its ``spark`` field)."""
 
-
 from __future__ import annotations
 
 import json

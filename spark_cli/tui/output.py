@@ -1,7 +1,6 @@
 """The narrow seams a TUI controller is handed instead of the app: the :class:`Output` it
 writes to and plain callables (each is tested with a list-backed ``Output``)."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,7 +2,6 @@
 client or h11 over asyncio streams, decoded as :mod:`.floor` decodes (``... ws|chat URL TOKEN
 N``)."""
 
-
 from __future__ import annotations
 
 import asyncio

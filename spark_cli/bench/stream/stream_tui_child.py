@@ -2,7 +2,6 @@
 SparkApp, frames rendered; prints the turn's CPU (after a warm-up turn), request → first text
 on screen, keystroke → frame p95 while a second turn streams (0 for N under 2,000)."""
 
-
 from __future__ import annotations
 
 import asyncio

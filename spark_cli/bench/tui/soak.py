@@ -2,7 +2,6 @@
 renaming a function back and forth, redirecting and queueing every tenth turn), sampled every
 ``--every`` turns."""
 
-
 from __future__ import annotations
 
 import asyncio

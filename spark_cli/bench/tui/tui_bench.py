@@ -1,7 +1,6 @@
 """`spark bench tui`: the interactive session's speed targets in one run (``## TUI``): an
 engine process per rate, headless phases (:mod:`.tui_headless`) and pty ones (:mod:`.tui_pty`)."""
 
-
 from __future__ import annotations
 
 import asyncio

@@ -1,7 +1,6 @@
 """Frame stamps for `spark bench tui`: a driver that renders like a terminal (Textual's headless
 one skips the terminal bytes) and stamps each write."""
 
-
 from __future__ import annotations
 
 import asyncio

@@ -1,7 +1,6 @@
 """`spark bench tui`, resume phase: how long a resumed conversation of ``turns`` turns takes
 to reach the transcript and the first frame (no channel opened)."""
 
-
 from __future__ import annotations
 
 import asyncio

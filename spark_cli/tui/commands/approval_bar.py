@@ -37,13 +37,19 @@ class ApprovalBar(Static, can_focus=True):
         self.shown_at = 0.0
         self.grace_s = GRACE_S
 
-    def ask(self, question: Text, keys: Text, answer: asyncio.Future[Decision],
-            always: bool) -> None:
-        self.answer, self.always, self.keys = answer, always, keys
+    async def ask(self, question: Text, keys: Text, always: bool) -> Decision:
+        """Show the question until a key answers it (or the wait is cancelled)."""
+        self.answer = answer = asyncio.get_running_loop().create_future()
+        self.always, self.keys = always, keys
         self.update(question + keys)
         self.display = True
         self.shown_at = time.monotonic()
         self.focus()
+        try:
+            return await answer
+        finally:
+            self.answer = None
+            self.display = False
 
     def on_key(self, event: events.Key) -> None:
         answer = self.answer
@@ -72,19 +78,15 @@ class TuiApprover:
 
     async def __call__(self, request: ApprovalRequest, /) -> Decision:
         bar = self.bar
-        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self.out.write(question(request))
         keys = "y once · a always in this repo · n no · Esc stop" if request.can_always \
             else "y once · n no · Esc stop (no \"always\" for this line)"
         verb = "run" if request.kind == "command" else "call"
-        bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
-                Text(keys, style="bold"), answer, request.can_always)
         self.waiting(True)
         try:
-            decision = await answer
+            decision = await bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
+                                     Text(keys, style="bold"), request.can_always)
         finally:
-            bar.answer = None
-            bar.display = False
             self.waiting(False)
             self.refocus()
         self.out.note(f"  → {_SAID[decision]}", "green" if decision != "refuse" else "yellow")

@@ -1,7 +1,6 @@
 """The files every turn sends in full (``/add``, ``/drop``, ``/files``, ``@path``); the
 session's ``ContextSet`` is made on first use (its imports would delay the first frame)."""
 
-
 from __future__ import annotations
 
 import re

@@ -1,7 +1,6 @@
 """The queue above the prompt and ``/queue [edit|drop|up|down N | clear]``: what waits for
 the running turn to end."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable

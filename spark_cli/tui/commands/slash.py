@@ -2,7 +2,6 @@
 line (a bad one changes nothing), through what it is handed: the session, an ``Output``, the
 controllers and a :class:`CommandHost`. ``CATALOG`` describes each (``/help``, completion)."""
 
-
 from __future__ import annotations
 
 import shlex

@@ -1,7 +1,6 @@
 """`/test [ARGS]` and `/fix`: the only ways tests run. ``/test`` streams the last ``TAIL_LINES``
 lines at 15 Hz (Esc stops its process group); ``/fix`` sends the last failure to the model."""
 
-
 from __future__ import annotations
 
 import asyncio

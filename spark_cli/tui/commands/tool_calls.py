@@ -1,7 +1,6 @@
 """``/call [N]`` (Ctrl+O: the last one): what a tool call gave the model (at most
 ``SHOWN_LINES``), under its one line (``⚙ search TAX_RATE → 3 hits  #2``)."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -2,7 +2,6 @@
 reviews hunk by hunk, ``apply N [all | PATH… | PATH:H…]`` merges three-way as one undo batch,
 ``drop N``, ``cancel N``. Review and apply run in a worker thread, never on the loop."""
 
-
 from __future__ import annotations
 
 import asyncio

@@ -1,7 +1,6 @@
 """The completion popup above the prompt: the ``Completer``'s choices, the selected one
 highlighted; one height while open (``ROWS``), so a key repaints it alone, with no layout."""
 
-
 from __future__ import annotations
 
 from rich.text import Text

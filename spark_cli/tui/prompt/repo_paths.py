@@ -2,7 +2,6 @@
 in a worker thread when first needed; ``matcher()`` is None until then, and ``stale()`` keeps
 the old list while a new one is made."""
 
-
 from __future__ import annotations
 
 import asyncio

@@ -1,7 +1,6 @@
 """How an edit shows in the transcript: a status line and a highlighted diff of at most
 ``MAX_DIFF_LINES`` lines (partial edits: what did not apply; refusals: why)."""
 
-
 from __future__ import annotations
 
 from rich.console import Group, RenderableType

@@ -23,11 +23,9 @@ _MAX_BLOCKS = 5000
 
 
 class Transcript(ScrollView, can_focus=False):
-    """The conversation as it streams: a scroll view on Textual's line API.
-
-    Finished blocks are kept as :class:`.kept_blocks.Blocks`; the open block shows as plain
-    lines until it closes (``replace_open``) or, while hurried or after a width change, until
-    it comes into view (``settle``); the unfinished last line is the tail (``set_tail``)."""
+    """The conversation as it streams, on Textual's line API: finished blocks (``Blocks``), the
+    open block's plain lines until it closes (``replace_open``) or comes into view (``settle``),
+    and the unfinished last line (``set_tail``)."""
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }

@@ -2,7 +2,6 @@
 (Textual caches by row, and a scroll moves every row). New rows go through Textual's own
 ``render_lines``; no private part. Ledger (docs/benchmarks.md): `spark bench tui --only typing`."""
 
-
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence

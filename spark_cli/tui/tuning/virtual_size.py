@@ -3,7 +3,6 @@ whole screen each frame) when it overflows and keeps its width, via Textual's pr
 ``Widget._scroll_update`` (``tests/tui/tuning/test_virtual_size.py``). Ledger
 (docs/benchmarks.md, ``## TUI``): `spark bench tui --only typing`."""
 
-
 from __future__ import annotations
 
 from textual.geometry import Size

@@ -39,7 +39,8 @@ class ApprovalBar(Static, can_focus=True):
 
     async def ask(self, question: Text, keys: Text, always: bool) -> Decision:
         """Show the question until a key answers it (or the wait is cancelled)."""
-        self.answer = answer = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self.answer = answer
         self.always, self.keys = always, keys
         self.update(question + keys)
         self.display = True

@@ -1,10 +1,5 @@
-"""Writing streamed text without a system call per token.
-
-A flush that fails on the timer (stdout closed early) is raised by the next
-write or flush, where the caller handles it (``spark edit ... | head``).
-
-Measured by ``spark bench stream`` (docs/benchmarks.md, ``## Stream``).
-"""
+"""Writing streamed text without a system call per token (``spark bench stream``); a flush
+that fails on the timer is raised by the next write or flush (``spark edit ... | head``)."""
 
 from __future__ import annotations
 
@@ -20,12 +15,7 @@ FLUSH_INTERVAL = 0.016
 
 class CoalescingWriter:
     """Hands pending text to ``out`` in one ``write`` + ``flush`` at most every ``interval``
-    seconds: at once when nothing was flushed for that long (the first token shows
-    immediately), else on a timer of the running loop (a burst's tail waits at most
-    ``interval``). Not the stream's buffering: under ``PYTHONUNBUFFERED`` or a TTY's line
-    buffering every ``out.write`` would be a ``write(2)``. Event boundaries (an edit
-    landing, the summary) call :meth:`flush`; outside an event loop every write flushes.
-    """
+    (at once after a quiet ``interval``, else on the loop's timer); events :meth:`flush`."""
 
     __slots__ = ("_error", "_handle", "_interval", "_last", "_pending", "out")
 

@@ -1,10 +1,5 @@
-"""The calls every `spark edit` renderer takes (text for people, JSON lines for programs).
-
-``spark_cli.cli.edit.edit_run`` drives a renderer through one turn: ``prose`` for
-each piece of model text, ``event`` for every other session event,
-``request_sent`` once the request left, then ``diff`` per changed file and a
-final ``summary``; ``note`` and ``line`` carry the CLI's own messages.
-"""
+"""The calls every `spark edit` renderer takes (text for people, JSON lines for programs), in
+a turn's order: ``prose`` and ``event``, ``request_sent``, ``diff`` per file, ``summary``."""
 
 from __future__ import annotations
 

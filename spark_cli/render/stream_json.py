@@ -1,12 +1,7 @@
-"""`spark edit --output-format stream-json`: Claude Code's stream schema (docs/cli.md maps it).
-
-One JSON object a line, each read by the ``claude-agent-sdk`` message parser: a
-``system``/``init`` line first; an ``assistant`` message per piece of a model response (its
-text, then each tool call as a ``tool_use`` block, one message id per response); a ``user``
-message with each call's ``tool_result``; every other spark event as a ``system`` line whose
-``subtype`` is its ``--json`` type (``edit_applied`` with its diff, ``command_output``...);
-a final ``result``. spark's own figures ride in the result's ``spark`` field.
-"""
+"""`spark edit --output-format stream-json`: Claude Code's stream schema (docs/cli.md maps it):
+``system``/``init``, ``assistant`` messages (text, ``tool_use``), ``user`` tool results, other
+events as ``system`` lines of their ``--json`` type, a final ``result`` (spark's figures in
+its ``spark`` field)."""
 
 from __future__ import annotations
 
@@ -121,8 +116,6 @@ class StreamJsonRenderer(JsonLinesRenderer):
                    stop_reason="timeout" if data.get("timed_out") else reason,
                    total_cost_usd=(usage or {}).get("cost_usd"), usage=claude_usage(usage),
                    errors=errors, permission_denials=[], spark=spark)
-
-    # ---- lines ----
 
     def _line(self, kind: str, **fields: Any) -> None:
         self.emit({"type": kind, **fields, "session_id": self.session_id,

@@ -1,11 +1,7 @@
 """Human output for `spark edit`: prose as it streams, a line per edit landing, diff, summary.
 
-Plain text unless ``color`` is set (the CLI sets it only when the stream is a
-TTY); only then is rich imported, lazily, so a piped run never pays for it.
-Prose is written raw as it arrives, its flushes coalesced (about once a frame,
-``spark_cli.render.coalesce``); rich is used only for the few status lines, the
-diff and the summary, each flushed at once.
-"""
+Prose is written raw, its flushes coalesced (:mod:`.coalesce`); rich is imported only with
+``color`` (a TTY), for the status lines, the diff and the summary."""
 
 from __future__ import annotations
 
@@ -34,8 +30,7 @@ _DIFF_STYLES = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("+", "green")
 
 
 def print_diff(diff: str, out: TextIO, console: Any | None) -> None:
-    """A unified diff to ``out`` as it is, or coloured line by line through Rich's
-    ``console`` (`spark edit`'s end diff and `spark apply`'s)."""
+    """A unified diff to ``out`` as it is, or coloured line by line through ``console``."""
     if console is None:
         out.write(diff if diff.endswith("\n") else diff + "\n")
         return
@@ -53,8 +48,7 @@ def _fmt_seconds(value: float | None) -> str:
 
 
 def summary_line(data: Mapping[str, Any]) -> str:
-    """The one-line summary from the run summary (``TurnCompleted`` fields): latency,
-    tokens, cost, seconds."""
+    """The run's one-line summary (``TurnCompleted`` fields): latency, tokens, cost, seconds."""
     status = data.get("status") or "completed"
     spent = _spent(data.get("usage"))
     if status == "failed":  # the error itself is printed on its own line (stderr)
@@ -111,14 +105,8 @@ def _server_times(info: Any) -> str:
 
 
 class TextRenderer:
-    """Renders one `spark edit` run as text (rich styling only when ``color``).
-
-    Two outputs: ``prose_out`` gets the model's prose, ``info_out`` the status
-    lines, diff and summary. For `spark edit PATH` both are stdout; in pipe mode
-    both are stderr (stdout carries only the edited file). ``calls_out`` gets one
-    line per tool call the model made (``search TAX_RATE → 3 hits``), and a command's
-    output as it runs: stderr for `spark edit`, so stdout stays the answer and its edits.
-    """
+    """Renders one `spark edit` run as text: prose to ``prose_out``, status lines, diff and
+    summary to ``info_out``, tool calls and command output to ``calls_out``."""
 
     def __init__(self, prose_out: TextIO, info_out: TextIO | None = None, *,
                  color: bool = False, calls_out: TextIO | None = None) -> None:
@@ -130,8 +118,6 @@ class TextRenderer:
         self._prose = CoalescingWriter(prose_out)
         self._at_line_start = True
         self._console: Any = None
-
-    # ---- streaming ----
 
     def prose(self, text: str) -> None:
         if not text:
@@ -187,8 +173,6 @@ class TextRenderer:
         self.calls_out.write(text + "\n")
         self.calls_out.flush()
 
-    # ---- the end ----
-
     def diff(self, path: str, diff: str) -> None:
         if not diff:
             return
@@ -197,10 +181,10 @@ class TextRenderer:
         self.info_out.flush()
 
     def begin(self, info: Mapping[str, Any]) -> None:
-        """Nothing to show."""
+        pass
 
     def request_sent(self, at: float) -> None:
-        """Nothing to show (the JSON renderer reports it for benchmarks)."""
+        pass
 
     def summary(self, data: Mapping[str, Any]) -> None:
         self.line(summary_line(data), "bold")

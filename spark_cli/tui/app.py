@@ -1,16 +1,7 @@
 """`spark`: the interactive session — type while it streams, Esc, redirect, queue, undo, /test.
 
-The screen only: widgets (app.tcss: transcript, queue, prompt, HUD), layout and keys. It
-talks to the session core through an ``Interaction`` over a ``SessionApi``; the channel
-comes from the CLI's ``Connector``, opened in the background so the prompt takes every key
-before the provider is ready. Commands, tests, the deep track and the queue are controllers
-it hands the session, the ``ScreenFeed`` as their ``Output`` and itself as their
-``CommandHost``; none imports the app. The prompt keeps focus but for the approval bar.
-
-Keys: Enter sends (streaming: redirects), Tab queues, Esc interrupts (twice on an empty prompt:
-/rewind), Ctrl+Z undoes, Ctrl+O the last tool result, Up/Down history, PgUp/PgDn scroll, Ctrl+C
-copies a selection or interrupts (quits when idle and empty), Ctrl+Q quits.
-"""
+The screen only: widgets (app.tcss), layout and keys (``slash.KEYS``). The session comes through
+an ``Interaction``; the controllers get the ``ScreenFeed`` as ``Output`` and the app as host."""
 
 from __future__ import annotations
 
@@ -28,7 +19,7 @@ from textual.widgets import Static, TextArea
 
 from spark_cli.session.api import ChannelError
 from spark_cli.session.config.presets import FULL_ACCESS
-from spark_cli.session.events import CompactionFinished, TurnFailed
+from spark_cli.session.events import CompactionFinished, ProseDelta, TurnFailed
 from spark_cli.session.extensions.prompt_files import find_command, load_commands
 from spark_cli.session.interaction import (
     Interaction,
@@ -67,9 +58,8 @@ HELP = ("new here? Enter sends (while it streams: redirects), Tab queues, Esc st
 
 
 class Below(Vertical):
-    """What sits under the transcript, in one box: Textual renders again every widget whose
-    container overlaps a refreshed region, so a transcript frame asks this box (blank rows)
-    and not the prompt and the HUD inside it (`spark bench stream --modes floor,tui`)."""
+    """What sits under the transcript: a transcript frame asks this blank box, not the
+    prompt and the HUD inside it (`spark bench stream --modes floor,tui`)."""
 
     BLANK = True
 
@@ -128,8 +118,6 @@ class SparkApp(App[int]):
         self._hint_timer: Timer | None = None
         self._esc_at = -ESC_ESC_S
 
-    # ---- layout ----
-
     def compose(self) -> ComposeResult:
         yield Transcript(id="transcript")
         with Below(id="below"):
@@ -170,16 +158,14 @@ class SparkApp(App[int]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        """What can wait until the prompt shows: the channel, the undo mark, the deep track,
-        a resumed conversation."""
+        """What can wait until the prompt shows: the channel, the undo mark, a resumed talk."""
         if self.setup.resume:
             self.resume_conversation()
         self.commands.mark_start()
         self.spawn(self._start_after_trust())
 
     async def _start_after_trust(self) -> None:
-        """Ask about untrusted project files first; then the channel, the MCP servers (after
-        the prompt showed) and the deep track."""
+        """Ask about untrusted project files first; then the channel, MCP, the deep track."""
         trust = self.session.settings.trust
         if trust is not None and trust.asks and await ask_trust(
                 trust, self.query_one(ApprovalBar), self.feed):
@@ -200,8 +186,6 @@ class SparkApp(App[int]):
 
     def _busy(self) -> bool:
         return self.interaction.busy
-
-    # ---- keys ----
 
     async def on_prompt_sent(self, message: Prompt.Sent) -> None:
         text = message.text
@@ -253,8 +237,7 @@ class SparkApp(App[int]):
                 await self.commands.run("/rewind")
 
     def action_page(self, direction: int) -> None:
-        """PageUp / PageDown scroll the transcript; the prompt keeps the focus (and its text).
-        Back at the end, the transcript follows the answer again (``Transcript.watch_scroll_y``)."""
+        """PageUp / PageDown scroll the transcript; the prompt keeps the focus."""
         transcript = self.query_one(Transcript)
         if direction < 0:
             transcript.scroll_page_up(animate=False)
@@ -271,8 +254,7 @@ class SparkApp(App[int]):
         await self.commands.run("/call")
 
     async def action_ctrl_c(self) -> None:
-        """Copies a mouse selection if there is one; else stops a turn, clears the prompt or,
-        on an empty prompt, quits."""
+        """Copy a selection; else stop a turn, clear the prompt or (empty) quit."""
         selected = self.screen.get_selected_text()
         if selected:
             self.copy_to_clipboard(selected)
@@ -305,12 +287,11 @@ class SparkApp(App[int]):
         if self.deep.may_quit():
             self.exit(0)
 
-    # ---- after each event; the queue above the prompt ----
-
     def _after_event(self, event: InteractionEvent) -> None:
-        """An event on screen: the keeper takes it; a turn that failed before any answer
-        gives its message back to the prompt."""
+        """The keeper takes each event; a turn failed before any answer refills the prompt."""
         self.keeper.on_event(event)
+        if type(event) is ProseDelta:  # per token
+            return
         if (type(event) is TurnFailed and self.session.marks.first_delta_at is None) or (
                 type(event) is CompactionFinished and event.outcome == "cancelled" and event.auto):
             self._restore_draft()  # a turn cancelled while compacting was never sent
@@ -344,8 +325,6 @@ class SparkApp(App[int]):
             view.update(text)
         view.display = text is not None
 
-    # ---- what survives a restart; the deep hint ----
-
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = event.text_area.text
         self.keeper.draft_changed(text)
@@ -361,12 +340,8 @@ class SparkApp(App[int]):
         hint.update(line or "")
         hint.display = bool(line)
 
-    # ---- the command host ----
-
     def clear_transcript(self) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.clear()
-        transcript.more = None
+        self.query_one(Transcript).clear()
         self.keeper.new_conversation()
 
     def resume_conversation(self, session_id: str = "") -> None:
@@ -382,9 +357,7 @@ class SparkApp(App[int]):
         return kept, new
 
     def conversation_rewound(self, index: int, text: str) -> None:
-        transcript = self.query_one(Transcript)
-        transcript.clear()
-        transcript.more = None
+        self.query_one(Transcript).clear()
         self.feed.replay(self.keeper.rewound(index))
         self.session.save()
         self.to_prompt(text)
@@ -408,8 +381,6 @@ class SparkApp(App[int]):
         if not self.link.connected:
             self.spawn(self.link.ensure())
         self.feed.note(f"now {settings.provider.name} · {settings.provider.model}", "bold")
-
-    # ---- background work ----
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` in the background (its failure is shown, never lost)."""

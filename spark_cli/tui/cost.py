@@ -32,8 +32,7 @@ class UsageLedger:
         return self.turns + [(f"deep #{n}", u) for n, u in self.deep()]
 
     def hud(self) -> str:
-        """The HUD's part: ``12.3k tok · $0.0123`` (``cost ?`` without a price); "" before
-        any turn."""
+        """The HUD's part: ``12.3k tok · $0.0123`` (``cost ?`` without a price)."""
         spent = total(u for _, u in self.everything())
         if spent is None:
             return ""

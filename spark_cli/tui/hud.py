@@ -1,13 +1,6 @@
-"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits
-(a Retry-After countdown, the queue, the live prefill timer), the session's tokens and cost.
-
-:class:`HudState` is plain data the app updates from session events and its
-own frame clock; :func:`hud_text` turns it into one line (pure: tested value
-in, value out) that fits the terminal's width: the frame time (spark's own
-diagnostic) goes first, then the deep tasks, the provider and model and the
-channel are shortened (``…``); the other figures and the state never. The
-widget repaints only when that line changes.
-"""
+"""The status line (HUD): provider, model, channel, TTFT, live tok/s, frame time, window, waits,
+the session's tokens and cost. :func:`hud_text` makes :class:`HudState` one line that fits the
+width (the frame time goes first, then the deep tasks; provider, model and channel shorten)."""
 
 from __future__ import annotations
 
@@ -42,8 +35,7 @@ class HudState:
     paused: bool = False
     deep: str = ""
     prefill_s: float | None = None
-    """Seconds since the request left, while no token came yet (the server reads the
-    prompt): shown as a live timer with the request's size."""
+    """Seconds since the request left while no token came yet (a live timer)."""
     tool_calls: int = 0
     """Tool calls the model made this turn (spark ran them)."""
     tool_ms: float = 0.0
@@ -63,17 +55,14 @@ def _k(tokens: int) -> str:
 
 SEPARATOR = " │ "
 _SHRINK = ((-1, 16), (0, 12), (1, 4))
-"""The parts that give way when the line is too wide, in order, and the length each keeps
-in a first pass (after the frame time and the cost are left out): the deep tasks (the last
-part, when there are any), the provider · model, the channel; a second pass shortens them to
-a letter, and the deep tasks go last."""
+"""(part, length kept) giving way in order when the line is too wide: the deep tasks (last
+part), the provider · model, the channel; a second pass cuts them to a letter."""
 PAUSED = " (paused: Enter resumes)"
 FRAME = "frame "
 
 
 def hud_text(hud: HudState, now: float, width: int = 0) -> str:
-    """The one status line for ``hud`` at ``now`` (``time.monotonic()``), at most ``width``
-    columns when ``width`` is given (module doc)."""
+    """The one status line for ``hud`` at ``now`` (``time.monotonic()``) in ``width`` columns."""
     parts = _parts(hud, now)
     if width <= 0 or len(SEPARATOR.join(parts)) <= width:
         return SEPARATOR.join(parts)

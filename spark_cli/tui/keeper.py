@@ -1,9 +1,6 @@
-"""What survives a crash or a restart: the draft, the queue, the prompt history, the talk.
-
-The :class:`Keeper` writes through the repo's ``SessionStore``: the draft ~0.2 s after the
-last key, the queue and each sent prompt at once; the session saves the conversation after
-each turn with what the transcript showed (``Keep``). A write problem is shown once, a line.
-"""
+"""What survives a crash or a restart: the draft (~0.2 s after the last key), the queue and the
+prompt history, through the repo's ``SessionStore``; the session saves the conversation after
+each turn with what the transcript showed (``Keep``). A write problem is shown once, a line."""
 
 from __future__ import annotations
 
@@ -96,9 +93,7 @@ class Keeper:
     def resume(self, session: SessionApi,
                show: Callable[[Sequence[ShownItem]], None] = lambda items: None,
                session_id: str = "") -> None:
-        """Reopen saved conversation ``session_id`` into ``session`` (""): the only one, or a
-        list of them, newest first, to pick from); ``show`` puts what was shown of it on
-        screen (before the line saying it was resumed)."""
+        """Reopen conversation ``session_id`` ("": the only one, or a list to pick from)."""
         store = self.store
         several = store is not None and not session_id and len(store.conversation_ids()) > 1
         listed = store.list_conversations() if store is not None and several else []

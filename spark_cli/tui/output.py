@@ -1,10 +1,5 @@
-"""The narrow seams a TUI controller is handed instead of the app.
-
-A controller (commands, tests, the deep track, the queue) never reaches into
-the app: it gets the session, the :class:`Output` it writes lines and blocks
-to (the transcript, through the painter), and plain callables for the rest.
-Each is tested with a list-backed ``Output`` and no app.
-"""
+"""The narrow seams a TUI controller is handed instead of the app: the :class:`Output` it
+writes to and plain callables (each is tested with a list-backed ``Output``)."""
 
 from __future__ import annotations
 

@@ -23,8 +23,7 @@ class TuiSetup:
     flags: dict[str, object] = field(default_factory=dict)
     """The command line's settings flags (``/model`` and ``/provider`` add to them)."""
     resume: bool = False
-    """Reopen a saved conversation at start (``spark --resume``): the newest, or with several
-    a list to pick from (``/resume ID``)."""
+    """Reopen a saved conversation at start (``spark --resume``)."""
     resume_id: str = ""
     """The one ``spark --resume ID`` names."""
     deep_settings: Settings | None = None
@@ -32,8 +31,7 @@ class TuiSetup:
     deep_problem: str = "no deep provider is configured"
     """Why it is off (a bad ``[deep]`` table, say)."""
     load_deep: Callable[[], Settings] | None = None
-    """Reads the deep settings after the first frame (when ``deep_settings`` is None); a
-    problem (``SettingsError``) turns the deep track off and becomes ``deep_problem``."""
+    """Reads the deep settings after the first frame (a problem turns the track off)."""
 
 
 def project_root(path: Path) -> Path:

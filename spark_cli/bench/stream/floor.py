@@ -1,10 +1,7 @@
 """The bare-socket floor of `spark bench stream`: the least a Python client can do.
 
-``python -m spark_cli.bench.stream.floor ws|chat URL TOKEN N`` asks the engine for ``N``
-tokens on a blocking socket, no asyncio, the WebSocket written by hand, and only decodes
-them (every message parsed as JSON, its text taken); it prints ``messages chars`` and
-imports only the standard library. The decoding is shared with :mod:`.floor_lib`.
-"""
+``python -m spark_cli.bench.stream.floor ws|chat URL TOKEN N``: a blocking socket, the stdlib
+only, each message JSON-decoded (shared with :mod:`.floor_lib`); prints ``messages chars``."""
 
 from __future__ import annotations
 
@@ -51,9 +48,7 @@ def chat_text(line: bytes) -> str | None:
 
 
 def read_ws(ws_url: str, token: str, tokens: int) -> tuple[int, int]:
-    """(text messages, characters) of one Responses answer over a WebSocket: the upgrade
-    written by hand, then server frames (unmasked, unfragmented text) parsed off a plain
-    blocking socket, no threads."""
+    """(text messages, characters) of one Responses answer, the WebSocket done by hand."""
     parts = urlsplit(ws_url)
     key = base64.b64encode(os.urandom(16)).decode()
     head = (f"GET {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
@@ -97,8 +92,7 @@ def _payload_length(frame: bytes) -> int:
 
 
 def _frame_end(frame: bytes) -> int:
-    """Where a server frame starting at ``frame[0]`` ends (its header may be incomplete:
-    then a length past the buffer, so more is read)."""
+    """Where the frame at ``frame[0]`` ends (past the buffer while its header is incomplete)."""
     short = frame[1] & 0x7F
     header = 2 + (2 if short == 126 else 8 if short == 127 else 0)
     if len(frame) < header:

@@ -1,9 +1,6 @@
-"""The library floor of `spark bench stream` (the reference of its ratios): the least an
-asyncio client on the libraries spark uses does to consume a stream.
-
-``python -m spark_cli.bench.stream.floor_lib ws|chat URL TOKEN N``: websockets' asyncio
-client as spark connects, or h11 over asyncio streams; decoded as :mod:`.floor` decodes.
-"""
+"""The library floor of `spark bench stream` (its ratios' reference): websockets' asyncio
+client or h11 over asyncio streams, decoded as :mod:`.floor` decodes (``... ws|chat URL TOKEN
+N``)."""
 
 from __future__ import annotations
 

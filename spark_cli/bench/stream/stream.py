@@ -1,11 +1,7 @@
-"""`spark bench stream`: spark's CPU on a real-shaped stream, as a ratio to the floor.
-
-The engine in its own process sends one token a message (``--per-token``) at ``--tps``; on
-each wire, interleaved: the floors (:mod:`.floor_lib`, the ratios' reference, and
-:mod:`.floor`), `spark edit` to a pipe, a pty and ``--json``, and the TUI headless
-(:mod:`.stream_tui_child`). ``--baseline TREE`` runs each spark client from another tree too,
-paired. CPU per 5,000 tokens is net of a 1-token answer's; ``--docs`` writes ``## Stream``.
-"""
+"""`spark bench stream`: spark's CPU on a one-token-a-message stream, as a ratio to the floor
+(:mod:`.floor_lib`; also :mod:`.floor`), interleaved per wire: `spark edit` to a pipe, a pty,
+``--json``, the TUI (:mod:`.stream_tui_child`); ``--baseline TREE`` paired. CPU per 5,000
+tokens is net of a 1-token answer's."""
 
 from __future__ import annotations
 
@@ -69,8 +65,7 @@ def _on_pty(argv: list[str], workdir: Path, env: dict[str, str]) -> float:
 
 def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
             baseline: Path | None = None) -> Run:
-    """One child of ``mode`` (a floor, ``pipe``/``tty``/``json``, ``tui``) on ``wire`` asking for
-    ``tokens`` tokens; spark from the source tree ``baseline`` when given."""
+    """One child of ``mode`` on ``wire`` asking for ``tokens`` tokens (spark from ``baseline``)."""
     if mode in FLOORS:
         url = target.ws_url if wire == "responses_ws" else target.url + "/v1"
         argv = [sys.executable, "-m", FLOORS[mode], "ws" if wire == "responses_ws" else "chat",
@@ -89,9 +84,7 @@ def run_one(mode: str, wire: str, target: EngineProcess, tps: float, tokens: int
 
 def _tui(wire: str, target: EngineProcess, tps: float, tokens: int, workdir: Path,
          baseline: Path | None) -> Run:
-    """The headless TUI child (:mod:`.stream_tui_child`): its CPU is the turn's, measured
-    inside it (start-up and the warm-up turn left out). Run by its path, so a baseline
-    tree's app is measured by this tree's child, wherever that tree keeps its own."""
+    """The headless TUI child (by its path: a baseline tree's app, this tree's child)."""
     argv = [sys.executable, "-P", str(Path(__file__).with_name("stream_tui_child.py")),
             "ws" if wire == "responses_ws" else "chat", target.url, target.token, str(tokens),
             f"{tps:g}"]
@@ -115,10 +108,7 @@ def _modes(modes: tuple[str, ...], baseline: Path | None) -> list[str]:
 def measure(reps: int, tokens: int, rates: list[float], workdir: Path,
             modes: tuple[str, ...] = MODES, wires: tuple[str, ...] = WIRES,
             baseline: Path | None = None, frame_ms: float | None = None) -> Figures:
-    """Every rate, wire and mode (and each spark mode from ``baseline`` too), interleaved
-    within a repetition against one engine process per rate; medians, and each spark
-    mode's ratio to the floor pair by pair (the same repetition). ``frame_ms``: the
-    engine's batched shape instead (tokens due within a frame sent as one message)."""
+    """Every rate, wire and mode, interleaved per repetition; medians and paired ratios."""
     figures: Figures = {}
     runs = _modes(modes, baseline)
     for tps in rates:

@@ -1,10 +1,6 @@
-"""The TUI child of `spark bench stream`: the real SparkApp (headless, frames rendered) on one
-answer of the per-token engine.
-
-``python -m spark_cli.bench.stream.stream_tui_child ws|chat BASE_URL TOKEN N TPS`` prints the
-turn's CPU (after a warm-up turn), request sent → first text on screen, and keystroke →
-frame p95 while a second turn streams (0 for N under 2,000).
-"""
+"""The TUI child of `spark bench stream` (``... ws|chat BASE_URL TOKEN N TPS``): the real
+SparkApp, frames rendered; prints the turn's CPU (after a warm-up turn), request → first text
+on screen, keystroke → frame p95 while a second turn streams (0 for N under 2,000)."""
 
 from __future__ import annotations
 

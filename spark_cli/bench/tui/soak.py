@@ -1,9 +1,6 @@
-"""`spark bench soak`: memory and keystroke latency over a long TUI session.
-
-The real SparkApp (headless, frames rendered) on the bundled engine renames a function back
-and forth every turn, redirecting and queueing every tenth; every ``--every`` turns it
-samples RSS and keystroke → frame while an answer streams.
-"""
+"""`spark bench soak`: memory and keystroke latency over a long TUI session (the real SparkApp
+renaming a function back and forth, redirecting and queueing every tenth turn), sampled every
+``--every`` turns."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""`spark bench tui`: the interactive session's speed targets, measured in one run.
-
-Engines run as separate `spark engine serve` processes, one per rate; headless phases
-(:mod:`.tui_headless`) run the real SparkApp with stamped frames, pty phases (:mod:`.tui_pty`)
-spawn `spark`. ``--quick`` shrinks every phase to a smoke test. Goes to ``## TUI``.
-"""
+"""`spark bench tui`: the interactive session's speed targets in one run (``## TUI``): an
+engine process per rate, headless phases (:mod:`.tui_headless`) and pty ones (:mod:`.tui_pty`)."""
 
 from __future__ import annotations
 
@@ -62,8 +58,7 @@ class TuiBenchPlan:
 
 KEEP_TPS, KEY_TPS, CPU_TPS = 10_000.0, 2_000.0, 1_000.0
 PHASES = ("keep", "cpu", "typing", "pty", "launch", "resume")
-"""What ``--only`` picks from: keep-up, CPU, keystrokes + Esc + memory (``typing``), Esc in
-a pty, launch (with the import profile), a resumed 500-turn conversation."""
+"""What ``--only`` picks from (``typing``: keystrokes, Esc and memory)."""
 RESUME_TURNS = 500
 
 

@@ -1,9 +1,5 @@
-"""Frame stamps for `spark bench tui`: a driver that renders like a terminal and records each write.
-
-Textual's headless driver skips turning each frame into terminal bytes, so it would time a
-cheaper app than a user runs. :class:`RecordingDriver` says it is not headless, so each
-update is rendered and handed to ``write``, which stamps it and resolves the waiters.
-"""
+"""Frame stamps for `spark bench tui`: a driver that renders like a terminal (Textual's headless
+one skips the terminal bytes) and stamps each write."""
 
 from __future__ import annotations
 

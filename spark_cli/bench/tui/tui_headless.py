@@ -1,9 +1,6 @@
-"""`spark bench tui`, headless half: the real SparkApp against an engine process, frames stamped.
-
-Each phase runs a fresh :class:`SparkApp` on spark's own channel, its frames rendered and
-stamped by :class:`.tui_frames.RecordingDriver`, keys posted as the driver posts them:
-:func:`keep_up`, :func:`cpu`, :func:`typing_and_esc`. ``tui_report`` renders their dicts.
-"""
+"""`spark bench tui`, headless half: the real SparkApp against an engine process, its frames
+stamped (:class:`.tui_frames.RecordingDriver`), keys posted as the driver posts them; phases
+:func:`keep_up`, :func:`cpu`, :func:`typing_and_esc` (``tui_report`` renders their dicts)."""
 
 from __future__ import annotations
 
@@ -49,9 +46,7 @@ def make_files(root: Path, count: int) -> None:
 async def run_app(url: str | None, token: str, workdir: Path,
                   body: Callable[[Any, FrameLog], Awaitable[Figures]],
                   model: str = "spark-lorem", *, chat: bool = False) -> Figures:
-    """Run SparkApp on ``url`` (an engine's http root; None: the bundled engine, started
-    in this process) and ``body(app, log)`` inside it (over Chat Completions SSE when
-    ``chat``, else Responses over WebSocket)."""
+    """``body(app, log)`` inside SparkApp on ``url`` (None: bundled), Chat SSE when ``chat``."""
     env = {"SPARK_API_KEY": token, "SPARK_CONFIG_DIR": str(workdir / ".no-user-config")}
     flags = {"provider": "mock", "model": model}
     if chat:
@@ -126,12 +121,7 @@ async def _streaming(app: Any) -> None:
 
 async def type_probe(app: Any, log: FrameLog, samples: int, gap_s: float,
                      still: Callable[[], bool] = lambda: True) -> tuple[list[float], int]:
-    """Keystroke → first frame showing it, ``samples`` times (while ``still()``); (latencies, lost).
-
-    Each sample types one letter into the empty prompt (a key message, as the
-    driver posts it) and erases it with Backspace once shown; the gaps are
-    jittered so the keys fall anywhere in the 30 Hz paint cycle.
-    """
+    """Keystroke → first frame showing it, ``samples`` times while ``still()``; (seconds, lost)."""
     rng = random.Random(7)
     latencies: list[float] = []
     lost = 0
@@ -227,8 +217,7 @@ async def _esc_once(app: Any, log: FrameLog, stream_s: float) -> tuple[float, in
 async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, stream_s: float,
                          samples: int, turns: int, turn_tokens: int, escs: int,
                          picker_files: int = 20_000) -> Figures:
-    """Keystrokes while streaming (fresh, then after ``turns`` turns, then with the ``@``
-    file picker open over ``picker_files`` files), Esc, memory."""
+    """Keystrokes while streaming (fresh, late, deep, compact, picker), Esc, memory."""
 
     async def typed_while_streaming(app: Any, log: FrameLog) -> tuple[list[float], int]:
         await start_turn(app, int(tps * stream_s) + 1)
@@ -238,8 +227,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         return result
 
     async def typed_beside_a_deep_task(app: Any, log: FrameLog) -> tuple[list[float], int]:
-        """The same while a deep task streams too (the dual track: the prompt must not
-        care); the deep task is cancelled after."""
+        """The same while a deep task streams too (cancelled after)."""
         task = app.deep.track.start(DEEP_TASK)
         await until(lambda: task.output_tokens > 0 or not task.active, 30.0,
                      "the deep task's first tokens")
@@ -252,9 +240,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         return result
 
     async def typed_with_the_picker_open(app: Any, log: FrameLog) -> tuple[list[float], int]:
-        """The same with the ``@`` file picker open over ``picker_files`` files: each key
-        re-ranks them (and closes the popup: no file has the key's letter; Backspace opens
-        it again)."""
+        """The same with the ``@`` file picker open over ``picker_files`` files."""
         await asyncio.to_thread(make_files, workdir, picker_files)
         prompt = app.query_one("#prompt")
         prompt.load_text("@src/")
@@ -269,8 +255,7 @@ async def typing_and_esc(url: str, token: str, workdir: Path, *, tps: float, str
         return result
 
     async def typed_while_compacting(app: Any, log: FrameLog) -> tuple[list[float], int]:
-        """The same while ``/compact`` streams its summary (the lorem brain's, at the same
-        pace); Esc then cancels it, so the conversation stays as it was."""
+        """The same while ``/compact`` streams its summary (then Esc cancels it)."""
         assert app.interaction.compact(""), "a turn was still running"
         result = await type_probe(app, log, samples, 0.06, still=lambda: app.interaction.busy)
         await app.interaction.interrupt()

@@ -1,9 +1,5 @@
-"""`spark bench tui`, real-terminal half: `spark` in a pseudo-terminal, timed from outside.
-
-:func:`launch` (spawn → first frame and → connected, type-ahead kept), :func:`esc` (Esc →
-the HUD says ``ready``, either driver of :mod:`.tui_child`) and :func:`import_profile`
-(``-X importtime`` per package); output is read raw, escape sequences removed.
-"""
+"""`spark bench tui`, real-terminal half: `spark` in a pseudo-terminal, timed from outside:
+:func:`launch`, :func:`esc` (either driver of :mod:`.tui_child`), :func:`import_profile`."""
 
 from __future__ import annotations
 
@@ -121,8 +117,7 @@ def launch(workdir: Path, reps: int) -> dict[str, object]:
 
 def esc(url: str, token: str, workdir: Path, driver: str, samples: int,
         key: str = "\x1b") -> list[float]:
-    """Esc byte (or ``key``) → HUD ``ready`` (seconds), ``samples`` turns in one `spark`
-    with ``driver``."""
+    """Esc byte (or ``key``) → HUD ``ready`` (seconds), ``samples`` turns with ``driver``."""
     argv = [sys.executable, "-m", "spark_cli.bench.tui.tui_child", driver, url + "/v1"]
     pty = Pty(argv, workdir, _env(SPARK_API_KEY=token))
     latencies = []
@@ -148,8 +143,7 @@ def esc(url: str, token: str, workdir: Path, driver: str, samples: int,
 
 
 def import_profile(workdir: Path, top: int = 12) -> list[tuple[str, float]]:
-    """(package, ms of its modules' own import time) before the first frame of `spark`,
-    largest first (spark's own modules by sub-package)."""
+    """(package, ms of own import time) before `spark`'s first frame, largest first."""
     pty = Pty(spark_command(), workdir, _env(PYTHONPROFILEIMPORTTIME="1"))
     try:
         if pty.wait_for(FIRST_FRAME, 20.0) is None:

@@ -1,9 +1,5 @@
-"""`spark bench tui`, resume phase: how long a resumed long conversation takes to show.
-
-A saved conversation of ``turns`` turns; the real :class:`SparkApp` made with
-``resume=True``, timed to its transcript holding the resumed turns and to the first frame
-showing them. No channel is opened.
-"""
+"""`spark bench tui`, resume phase: how long a resumed conversation of ``turns`` turns takes
+to reach the transcript and the first frame (no channel opened)."""
 
 from __future__ import annotations
 

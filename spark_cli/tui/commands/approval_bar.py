@@ -1,13 +1,6 @@
-"""The user's yes in the TUI: a command (or an MCP tool) waits on a bar above the prompt.
-
-While the model's action waits, the bar holds the focus and takes y (once), a (always
-this exact action in this repo, where the orchestrator offers it) and n (refuse);
-Esc is the app's: it stops the turn, which withdraws the question. Keys that arrive in the
-first ``GRACE_S`` after the question shows are not answers (someone typing a word with an
-"a" in it must not allow anything), nor are other letters: both only repeat the keys. The
-prompt keeps its draft untouched and gets the focus back once the question is answered or
-withdrawn. The transcript keeps what was asked and what the user said.
-"""
+"""The user's yes in the TUI: a command (or an MCP tool) waits on a bar above the prompt, which
+takes y (once), a (always, where offered) and n; Esc stops the turn. Keys in the first
+``GRACE_S`` are not answers (a word typed on must not allow anything); the draft stays."""
 
 from __future__ import annotations
 
@@ -44,13 +37,20 @@ class ApprovalBar(Static, can_focus=True):
         self.shown_at = 0.0
         self.grace_s = GRACE_S
 
-    def ask(self, question: Text, keys: Text, answer: asyncio.Future[Decision],
-            always: bool) -> None:
-        self.answer, self.always, self.keys = answer, always, keys
+    async def ask(self, question: Text, keys: Text, always: bool) -> Decision:
+        """Show the question until a key answers it (or the wait is cancelled)."""
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self.answer = answer
+        self.always, self.keys = always, keys
         self.update(question + keys)
         self.display = True
         self.shown_at = time.monotonic()
         self.focus()
+        try:
+            return await answer
+        finally:
+            self.answer = None
+            self.display = False
 
     def on_key(self, event: events.Key) -> None:
         answer = self.answer
@@ -79,19 +79,15 @@ class TuiApprover:
 
     async def __call__(self, request: ApprovalRequest, /) -> Decision:
         bar = self.bar
-        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self.out.write(question(request))
         keys = "y once · a always in this repo · n no · Esc stop" if request.can_always \
             else "y once · n no · Esc stop (no \"always\" for this line)"
         verb = "run" if request.kind == "command" else "call"
-        bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
-                Text(keys, style="bold"), answer, request.can_always)
         self.waiting(True)
         try:
-            decision = await answer
+            decision = await bar.ask(Text(f"{verb} `{_one_line(request.action)}`?  ", style="bold"),
+                                     Text(keys, style="bold"), request.can_always)
         finally:
-            bar.answer = None
-            bar.display = False
             self.waiting(False)
             self.refocus()
         self.out.note(f"  → {_SAID[decision]}", "green" if decision != "refuse" else "yellow")

@@ -1,8 +1,5 @@
-"""The files every turn sends in full (``/add``, ``/drop``, ``/files``, ``@path``).
-
-:class:`ContextFiles` makes the session's ``ContextSet`` on first use: its
-imports (ignore rules, the repo walk) would otherwise delay the first frame.
-"""
+"""The files every turn sends in full (``/add``, ``/drop``, ``/files``, ``@path``); the
+session's ``ContextSet`` is made on first use (its imports would delay the first frame)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``/copy``: what the clipboard gets from the conversation.
-
-Pure functions over the session's history: the last answer as the model wrote it
-(Markdown, edit blocks included), or the last fenced code block of it that is not an
-edit block. The screen puts the text on the terminal's clipboard (OSC 52).
-"""
+"""``/copy``: what the clipboard gets from the conversation: the last answer as written, or
+its last fenced code block that is not an edit block."""
 
 from __future__ import annotations
 
@@ -25,8 +21,7 @@ def last_answer(history: Sequence[object]) -> str | None:
 
 
 def code_blocks(text: str) -> list[str]:
-    """The fenced code blocks of ``text``, in order, without their fences (an unclosed
-    last fence runs to the end)."""
+    """The fenced code blocks of ``text``, without their fences (an unclosed one to the end)."""
     blocks: list[str] = []
     body: list[str] | None = None
     opener = ""
@@ -47,8 +42,7 @@ def code_blocks(text: str) -> list[str]:
 
 
 def line_count(text: str) -> str:
-    """``text``'s size as the notes say it: "1 line", "3 lines" (a last line counts without
-    its newline)."""
+    """``text``'s size as the notes say it: "1 line", "3 lines"."""
     lines = text.count("\n") + (not text.endswith("\n"))
     return f"{lines} line{'s' if lines != 1 else ''}"
 

@@ -1,9 +1,5 @@
-"""The queue above the prompt and ``/queue``: what waits for the running turn to end.
-
-:class:`QueuePanel` turns each ``QueueChanged`` into the panel's text (None:
-hide it) and edits the Interaction's queue for ``/queue edit|drop|up|down N``
-and ``/queue clear``; ``edit`` hands the message back to the prompt.
-"""
+"""The queue above the prompt and ``/queue [edit|drop|up|down N | clear]``: what waits for
+the running turn to end."""
 
 from __future__ import annotations
 

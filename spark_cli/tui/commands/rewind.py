@@ -19,8 +19,7 @@ def _first(text: str, width: int = 90) -> str:
 
 
 class Rewinder:
-    """``/rewind`` over ``session``; ``rewound(index, text)`` shows the conversation cut back
-    and puts the message in the prompt; ``to_prompt`` prefills the next step."""
+    """``/rewind`` over ``session``; ``rewound(index, text)`` shows the conversation cut back."""
 
     def __init__(self, session: SessionApi, out: Output, busy: Busy,
                  rewound: Callable[[int, str], None], to_prompt: Callable[[str], None]) -> None:

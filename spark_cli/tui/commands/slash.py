@@ -1,14 +1,6 @@
-"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it.
-
-Every command answers with a line in the transcript; an unknown command or a
-bad argument says so and changes nothing. No command runs tests but
-``/test`` and ``/fix`` (which runs nothing: it sends the last failure).
-Commands reach the rest of the TUI only through what they are handed: the
-session, an :class:`~spark_cli.tui.output.Output`, the other controllers
-(tests, deep track, queue) and a :class:`CommandHost` for the three things
-only the screen can do. ``CATALOG`` names each command with a one-line
-description (``/help`` and the prompt's completion read it).
-"""
+"""Slash commands: :class:`Commands` parses a ``/name args`` line and runs it, answering with a
+line (a bad one changes nothing), through what it is handed: the session, an ``Output``, the
+controllers and a :class:`CommandHost`. ``CATALOG`` describes each (``/help``, completion)."""
 
 from __future__ import annotations
 
@@ -282,19 +274,17 @@ class Commands:
             self.out.write(diff_syntax(diff))
 
     async def _model(self, args: list[str]) -> None:
-        if len(args) != 1:
-            self.out.note(f"usage: /model NAME (now {self.session.settings.provider.model})",
-                          "yellow")
-            return
-        await self.host.reconfigure({"model": args[0]})
+        await self._switch("model", args, self.session.settings.provider.model)
 
     async def _provider(self, args: list[str]) -> None:
+        await self._switch("provider", args, self.session.settings.provider.name,
+                           ": mock, openai, cerebras, openai-compatible or one from your config")
+
+    async def _switch(self, key: str, args: list[str], now: str, more: str = "") -> None:
         if len(args) != 1:
-            self.out.note(f"usage: /provider NAME (now {self.session.settings.provider.name}): "
-                          "mock, openai, cerebras, openai-compatible or one from your config",
-                          "yellow")
+            self.out.note(f"usage: /{key} NAME (now {now}){more}", "yellow")
             return
-        await self.host.reconfigure({"provider": args[0]})
+        await self.host.reconfigure({key: args[0]})
 
     async def _add(self, args: list[str]) -> None:
         if not args:

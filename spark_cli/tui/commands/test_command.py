@@ -1,10 +1,5 @@
-"""`/test [ARGS]` and `/fix`: the only ways tests run, streamed into the transcript.
-
-``/test`` runs the configured or detected command (``spark_cli.session.actions.test_runs``)
-in the background, its output painted on a 15 Hz clock (the last ``TAIL_LINES`` lines at
-most); Esc stops its process group. A failure's summary is kept for ``/fix``, which sends it
-to the model as the next message (it runs nothing itself).
-"""
+"""`/test [ARGS]` and `/fix`: the only ways tests run. ``/test`` streams the last ``TAIL_LINES``
+lines at 15 Hz (Esc stops its process group); ``/fix`` sends the last failure to the model."""
 
 from __future__ import annotations
 

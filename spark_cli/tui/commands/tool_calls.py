@@ -1,10 +1,5 @@
-"""``/call [N]`` (Ctrl+O: the last one): what a tool call gave the model, under its line.
-
-Each call the model makes is one compact line in the transcript as it
-happens (``⚙ search TAX_RATE → 3 hits  #2``, written by the painter, which
-keeps the calls in order); this controller expands one to its result: the
-output the model got, at most ``SHOWN_LINES`` of it.
-"""
+"""``/call [N]`` (Ctrl+O: the last one): what a tool call gave the model (at most
+``SHOWN_LINES``), under its one line (``⚙ search TAX_RATE → 3 hits  #2``)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,12 @@
-"""The TUI's start question: trust this repo's project files, or not this time.
-
-Asked on the approval bar (y trust · n not this time) before the channel opens, any MCP
-server starts or any request leaves; the transcript shows the files and what they would
-set first. Trust is recorded (`trust.set_trust`) and the settings read again with the
-project layer; "not this time" keeps it ignored for this session and records nothing.
-"""
+"""The TUI's start question on the approval bar, before anything connects: trust this repo's
+project files (recorded, settings read again) or not this time (nothing recorded)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 from rich.text import Text
 
-from spark_cli.session.actions.approval import Decision
 from spark_cli.session.config.project_view import project_lines
 from spark_cli.session.config.trust import TrustState, set_trust
 from spark_cli.tui.commands.approval_bar import ApprovalBar
@@ -28,14 +21,8 @@ async def ask_trust(state: TrustState, bar: ApprovalBar, out: Output) -> bool:
         out.note(f"  {state.problem}", "red")
     for line in project_lines(state, os.environ):
         out.note(f"  {line}", "yellow")
-    answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-    bar.ask(Text("trust this repo's project files?  ", style="bold"),
-            Text("y trust · n not this time", style="bold"), answer, False)
-    try:
-        decision = await answer
-    finally:
-        bar.answer = None
-        bar.display = False
+    decision = await bar.ask(Text("trust this repo's project files?  ", style="bold"),
+                             Text("y trust · n not this time", style="bold"), False)
     if decision != "once":
         out.note("  → not trusted this time: the project files are ignored (spark trust "
                  "trusts them)", "yellow")

@@ -1,15 +1,6 @@
-"""`/deep`: hand a task to the deep track, watch it, review its change, merge what you pick.
-
-- ``/deep TASK`` (or Ctrl+G on the prompt): the task runs in the background on a snapshot
-  of the repo, on the deep model; the fast track stays yours meanwhile.
-- ``/deep`` lists the tasks; ``/deep show N`` shows one's own transcript and, once done,
-  its change hunk by hunk with how each stands against the working tree now.
-- ``/deep apply N [all | PATH… | PATH:H…]`` merges three-way (hunks whose lines changed
-  since the snapshot are refused and listed); what lands is one undo batch (``/undo``).
-- ``/deep drop N``, ``/deep cancel N``.
-
-Review and apply read and write files: they run in a worker thread, never on the loop.
-"""
+"""`/deep`: ``/deep TASK`` (Ctrl+G) runs a task on a snapshot; ``/deep`` lists, ``show N``
+reviews hunk by hunk, ``apply N [all | PATH… | PATH:H…]`` merges three-way as one undo batch,
+``drop N``, ``cancel N``. Review and apply run in a worker thread, never on the loop."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The deep track inside the TUI: :class:`DeepController` owns it and what the screen
-shows of it.
-
-It is opened after the first frame (its imports would delay the prompt), says
-each task's state once in the transcript, keeps the HUD's deep part, offers
-the routing hint for a draft that looks like deep work, and guards quitting
-while tasks run. The commands themselves (``/deep …``) are
-``spark_cli.tui.deep.deep_commands``.
-"""
+"""The deep track inside the TUI (opened after the first frame): each task's state once in the
+transcript, the HUD's deep part, the routing hint, the quit guard; ``/deep`` is
+:mod:`.deep_commands`."""
 
 from __future__ import annotations
 
@@ -50,8 +44,7 @@ class DeepController:
 
     def open(self, settings: Settings | None,
              load: Callable[[], Settings] | None = None) -> None:
-        """Make the track from ``settings`` (or what ``load`` reads; a bad ``[deep]`` table
-        turns it off and becomes ``problem``); offer results saved by earlier sessions."""
+        """Make the track from ``settings`` or ``load()`` (a bad ``[deep]``: ``problem``)."""
         if settings is None and load is not None:
             try:
                 settings = load()
@@ -118,8 +111,7 @@ class DeepController:
         return f"{line} (Ctrl+G sends it to the deep track)" if line else None
 
     def may_quit(self) -> bool:
-        """Ctrl+Q: True to quit now; while tasks run, False the first time (a second
-        Ctrl+Q within ``QUIT_CONFIRM_S`` quits)."""
+        """Ctrl+Q: True to quit now; while tasks run, only when asked twice within 3 s."""
         active = self.track.active if self.track is not None else []
         now = time.monotonic()
         if not active or now - self._quit_asked <= QUIT_CONFIRM_S:

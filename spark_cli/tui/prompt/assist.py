@@ -1,12 +1,5 @@
-"""The prompt's helpers: the completion popup it opens and the ``@`` files a message attaches.
-
-:class:`PromptAssist` owns the :class:`~spark_cli.tui.prompt.completion.Completer`, the
-repo's files (:class:`~spark_cli.tui.prompt.repo_paths.RepoPaths`, listed through the
-session) and the popup's contents. ``changed`` runs after each edit of the
-prompt (the completion is worked out after the key's own frame, and only when
-something may be offered); ``attach`` adds each ``@path`` of a sent message to
-the files every turn sends, as ``/add`` would.
-"""
+"""The prompt's helpers: the completion popup (worked out after the key's own frame) and the
+``@`` files a sent message attaches, as ``/add`` would."""
 
 from __future__ import annotations
 
@@ -79,8 +72,7 @@ class PromptAssist:
         return True
 
     def attach(self, text: str) -> None:
-        """Each ``@path`` in a sent message naming a repo file joins the files every turn
-        sends (as ``/add``)."""
+        """Each ``@path`` in a sent message naming a repo file joins the files sent (``/add``)."""
         for path in mentioned_paths(text, self.session.root):
             if path in self.files.files():
                 continue

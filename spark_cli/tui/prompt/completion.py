@@ -1,11 +1,7 @@
 """What the prompt offers while you type: slash commands, their arguments, ``@`` files.
 
-:class:`Completer` is pure state over the line the cursor is on: ``update(line,
-column, first_line)`` finds what is being typed before the cursor and keeps
-the :class:`Choice` list and the selected one (None: nothing to offer).
-
-Nothing is offered when the only choice is what is already typed.
-"""
+:class:`Completer` is pure state over the cursor's line: the :class:`Choice` list and the
+selected one; nothing is offered when the only choice is what is already typed."""
 
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ NO_MATCH = "no file matches"
 
 @record
 class Choice:
-    """One line of the popup: ``label`` and ``detail`` shown; ``insert`` replaces the
-    typed part (columns ``start`` to the cursor of the cursor's line)."""
+    """One line of the popup; ``insert`` replaces columns ``start`` to the cursor."""
 
     label: str
     detail: str
@@ -51,19 +46,9 @@ class Sources:
 
 
 class Completer:
-    """The choices for the cursor's line (see the module doc).
-
-    - ``/na`` on the prompt's first line: the commands whose name starts with (or
-      holds) ``na``, each with its one-line description; choosing one inserts
-      ``/name `` (the space when it needs an argument; Enter on one that does not
-      runs it).
-    - ``/model x``, ``/provider x``, ``/add x``, ``/drop x``: the configured models,
-      the providers, the repo's files (fuzzy), the files in the context.
-    - ``@part`` anywhere: the repo's files, fuzzy (:mod:`spark_cli.tui.prompt.fuzzy`);
-      choosing one inserts ``@path `` (the app attaches it when the message goes).
-    - After ``search(history)`` (Ctrl+R): the earlier messages holding what the
-      prompt holds, newest first, until one is chosen or the popup is closed.
-    """
+    """The choices for the cursor's line: ``/na`` (commands), ``/model x`` and the other
+    arguments, ``@part`` (the repo's files, fuzzy), and after ``search`` (Ctrl+R) the
+    earlier messages holding the prompt's text, newest first."""
 
     def __init__(self, sources: Sources) -> None:
         self.sources = sources
@@ -72,8 +57,7 @@ class Completer:
         self.waiting = False
         """The repo's files are being listed (the popup says so)."""
         self.empty = False
-        """A file or argument is being typed and nothing matches: the popup stays open (it
-        says so), so each key repaints it rather than laying out the screen."""
+        """Nothing matches what is typed: the popup stays open and says so (no layout)."""
         self._history: Sequence[str] | None = None  # Ctrl+R: the messages searched
 
     def search(self, history: Sequence[str], text: str) -> None:
@@ -109,8 +93,7 @@ class Completer:
             self.selected = (self.selected + step) % len(self.choices)
 
     def update(self, line: str, column: int, *, first_line: bool, text: str = "") -> None:
-        """Recompute for ``line`` with the cursor at ``column`` (``text``: the whole
-        prompt, which a history search looks for)."""
+        """Recompute for ``line`` with the cursor at ``column`` (``text``: the whole prompt)."""
         if self._history is not None:
             self._search(text)
             return

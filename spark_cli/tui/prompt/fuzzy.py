@@ -11,14 +11,10 @@ LIMIT = 8
 
 
 class PathMatcher:
-    """Fuzzy search over ``paths``: ``best(query)`` answers the best ``limit``.
+    """Fuzzy search over ``paths``: ``best(query)`` answers the best ``limit``: the file name
+    holding the query, then the path, then scattered; shorter first (paths sorted once, a
+    query extending one with few matches searches only those: `spark bench tui --only typing`)."""
 
-    Paths whose file name holds the query come first, then paths holding it anywhere, then
-    scattered matches; shorter paths first within each tier. The paths are ordered by length
-    once, so a tier stops at ``limit``; the scattered tier runs its regular expression only on
-    paths holding every character of the query, and a query extending one with fewer than
-    ``limit`` matches searches only those (`spark bench tui --only typing`, its picker phase).
-    """
 
     def __init__(self, paths: Sequence[str]) -> None:
         ordered = sorted(paths, key=lambda p: (len(p), p))

@@ -1,9 +1,5 @@
-"""The completion popup above the prompt: the :class:`~spark_cli.tui.prompt.completion.Completer`'s
-choices, the selected one highlighted, each with its description.
-
-It keeps one height while open (``ROWS`` lines), so a keystroke that changes
-the choices repaints the popup alone and never lays out the screen.
-"""
+"""The completion popup above the prompt: the ``Completer``'s choices, the selected one
+highlighted; one height while open (``ROWS``), so a key repaints it alone, with no layout."""
 
 from __future__ import annotations
 

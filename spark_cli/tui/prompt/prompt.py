@@ -1,14 +1,6 @@
-"""The prompt: multi-line input that keeps focus and every key, with history on Up/Down.
-
-Enter sends (the app decides: a new turn, or a redirect while one streams);
-Ctrl+J or Alt+Enter (and Shift+Enter where the terminal tells it apart) add a
-new line; Tab queues the text; Up on the first line and Down on the last walk
-the history of sent prompts (the draft being typed is kept and comes back).
-A paste (bracketed) is inserted whole, in one edit. While the completion
-popup is open (``completer``: ``/`` commands, ``@`` files, Ctrl+R history),
-Up/Down choose, Tab inserts the choice and Enter inserts it (and sends a
-command that needs no argument). ``?`` on an empty prompt asks for ``/help``.
-"""
+"""The prompt: multi-line input that keeps focus and every key. Enter sends, Ctrl+J / Alt+Enter /
+Shift+Enter add a line, Tab queues, Up/Down walk the history (the draft comes back); with the
+popup open Up/Down choose, Tab/Enter insert; ``?`` on an empty prompt asks for ``/help``."""
 
 from __future__ import annotations
 
@@ -52,8 +44,7 @@ class Prompt(TextArea):
         self.popup_changed: Callable[[], None] = lambda: None
         """Told when the popup's choice moved (the app repaints it)."""
         self.complete_now: Callable[[], None] = lambda: None
-        """Brings the completer up to the text (it is updated after each key's frame, so a
-        fast Tab or Enter may come first)."""
+        """Brings the completer up to the text (a fast Tab or Enter may beat its update)."""
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key

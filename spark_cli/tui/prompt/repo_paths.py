@@ -1,12 +1,6 @@
-"""The repo's files for the ``@`` picker and ``/add``, listed off the event loop.
-
-:class:`RepoPaths` asks the session for the repo's files (the walk the repo
-map uses, ``.gitignore`` honoured) in a worker thread the first time they are
-needed, builds a :class:`~spark_cli.tui.prompt.fuzzy.PathMatcher` there too, and
-tells ``ready`` when it is there; until then ``matcher()`` is None (the popup
-says the files are being listed). ``stale()`` (after a turn's edits) keeps
-the old list while a new one is made.
-"""
+"""The repo's files for the ``@`` picker and ``/add``, listed (and their ``PathMatcher`` made)
+in a worker thread when first needed; ``matcher()`` is None until then, and ``stale()`` keeps
+the old list while a new one is made."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""How a block of the answer's Markdown shows: Rich's Markdown, the model's line breaks kept.
-
-Markdown joins consecutive lines into a paragraph; a model writing a list without markers
-or an outline means them as lines, so :func:`keep_breaks` makes each single line break
-outside a code fence a hard break. Code fences are highlighted once they close. One
-Markdown class with one shared parser, imported at the first closed block (not at launch),
-and one Pygments lexer per language: Rich would build both again for every block
-(`spark bench tui`). A block is kept as :class:`AnswerView`, its markup only, parsed each
-time it is rendered, so the transcript holds no parse trees.
-"""
+"""How a block of the answer's Markdown shows: Rich's Markdown, the model's line breaks kept
+(:func:`keep_breaks`). One parser and one Pygments lexer per language, made once (Rich makes
+them per block); a block keeps only its markup (:class:`AnswerView`), parsed when rendered."""
 
 from __future__ import annotations
 
@@ -47,8 +40,7 @@ def keep_breaks(source: str) -> str:
 
 @cache
 def _lexer(name: str) -> Lexer | None:
-    """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown, plain
-    text), made once: Rich looks it up again for every code block."""
+    """Pygments' lexer for ``name`` as Rich's ``Syntax`` makes it (None: unknown), made once."""
     from pygments.lexers import get_lexer_by_name  # deferred: TUI launch
     from pygments.util import ClassNotFound  # deferred: TUI launch
 

@@ -1,9 +1,5 @@
-"""How an edit shows in the transcript: a status line and a compact, highlighted diff.
-
-Applied edits show their diff (at most ``MAX_DIFF_LINES`` lines, then a
-pointer to ``/diff``), partial ones the hunks that did not apply, refusals
-their reason. ``/diff`` and ``/deep show`` highlight diffs as :func:`diff_syntax` does.
-"""
+"""How an edit shows in the transcript: a status line and a highlighted diff of at most
+``MAX_DIFF_LINES`` lines (partial edits: what did not apply; refusals: why)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
 """The transcript's finished blocks: compact renderables kept, their lines made again on demand.
 
-:class:`Blocks` holds every finished block as the renderable it was written as and its line
-count; the lines (``Strip`` objects) are kept only for the blocks used last, up to
-:data:`KEEP_LINES`, and rendered again when read, so a long session keeps a few hundred
-bytes per block. A block may be :class:`Unsettled` (plain lines, or counted at another width)
-until it comes into view (``replace``). Blocks come at the end (``append``) or the front
-(``prepend``: a resumed session) and go at either end; positions are absolute line numbers
-that a change at the front does not move. `spark bench soak` shows the memory it keeps
-(docs/benchmarks.md, ``## Soak``).
-"""
+Lines (``Strip``) are kept for the blocks read last, up to :data:`KEEP_LINES` (`spark bench
+soak`); blocks come and go at either end, addressed by absolute line numbers."""
 
 from __future__ import annotations
 
@@ -30,9 +23,8 @@ Render = Callable[[RenderableType], list[Strip]]
 
 @record
 class Unsettled:
-    """A block whose lines are not yet those of ``view`` at this width: its plain ``text`` (it
-    closed while the text scrolled past reading) or, with none, ``view`` counted at another
-    width. ``Transcript.settle`` renders ``view`` when the block comes into view."""
+    """A block shown as its plain ``text`` (closed while hurried) or, with none, counted at
+    another width, until ``Transcript.settle`` renders ``view``."""
 
     view: RenderableType
     text: str | None = None
@@ -74,8 +66,6 @@ class Blocks:
 
     def renderable(self, block: int) -> RenderableType:
         return self._renderables[block]
-
-    # ---- changes ----
 
     def append(self, renderable: RenderableType, strips: list[Strip]) -> None:
         """A block at the end, with its lines as rendered now (at least one)."""
@@ -145,8 +135,6 @@ class Blocks:
         self._renderables = [r if isinstance(r, Unsettled) else Unsettled(r)
                              for r in self._renderables]
 
-    # ---- reading ----
-
     def line(self, index: int) -> Strip:
         """Line ``index`` (0 <= index < len(self)), rendered again if it was let go."""
         at = index + self._base
@@ -177,8 +165,6 @@ class Blocks:
         if len(strips) < count:
             strips += [Strip.blank(0)] * (count - len(strips))
         return strips
-
-    # ---- the kept lines ----
 
     def _keep_lines(self, end: int, strips: list[Strip]) -> None:
         self._let_go(end)

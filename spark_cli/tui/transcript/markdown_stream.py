@@ -1,5 +1,4 @@
-"""Cutting streamed Markdown into what a frame paints: finished lines, closed blocks, the tail.
-"""
+"""Cutting streamed Markdown into what a frame paints: finished lines, closed blocks, the tail."""
 
 from __future__ import annotations
 
@@ -21,14 +20,9 @@ def fence_marker(line: str) -> str | None:
 
 
 class MarkdownStream:
-    """Streamed Markdown in, per-frame paint operations out, so nothing shown renders again.
-
-    ``take`` (once a frame) gives ``("line", text)`` for each complete line of the open block
-    (shown plain at once) and ``("block", source)`` when the block closes (a blank line, a
-    closing fence, a heading): its plain lines become rendered Markdown, a code fence
-    highlighted once. :attr:`partial` is the unfinished last line, repainted every frame.
-    ``feed`` is one list append per delta; ``take`` is linear in what arrived since.
-    """
+    """Streamed Markdown in, per-frame paint operations out: ``take`` gives ``("line", text)``
+    per complete line of the open block and ``("block", source)`` when it closes (a blank
+    line, a closing fence, a heading); :attr:`partial` is the unfinished last line."""
 
     def __init__(self) -> None:
         self._pending: list[str] = []
@@ -67,8 +61,7 @@ class MarkdownStream:
         return ops
 
     def seal(self) -> str | None:
-        """Close the open block now (something else is written after it): its source,
-        with a closing fence when one is open; text that follows continues the fence."""
+        """Close the open block now: its source (an open fence closed, to go on after)."""
         if not self._block or (self._reopened and len(self._block) == 1):
             return None
         if self._fence is None:

@@ -1,16 +1,8 @@
 """Session events to screen: buffer per token, paint per frame, never the other way round.
 
-``Painter.on_event`` is the Interaction's sink: for prose it only appends the
-text to the Markdown stream (no widget work per token; the answer's first
-text is painted at once, so it shows without waiting for a frame); every
-other event is rare and is painted at once, after the prose that came before it, as the
-block a resumed session shows again (:mod:`~spark_cli.tui.transcript.shown`).
-``frame()`` runs on its ~30 Hz clock while a turn streams: it paints the Markdown stream's
-operations, updates the HUD and times itself (the HUD's frame figure); while the text scrolls
-faster than anyone reads, every other tick does nothing (:mod:`.frame_pace`) and the transcript
-hurries (``Transcript.hurry``). ``mute()`` (Esc) stops painting that turn at once: what no
-frame has shown yet is dropped, so the screen keeps what the user saw at the key.
-"""
+Prose is kept for ``frame()`` (~30 Hz while a turn streams, fewer ticks while the text races:
+:mod:`.frame_pace`), but the answer's first text; other events paint at once. ``mute()`` (Esc)
+drops what no frame showed yet."""
 
 from __future__ import annotations
 
@@ -58,16 +50,14 @@ from spark_cli.tui.transcript.transcript import Transcript
 FRAME_S = 1 / 30
 """The frame clock's period while a turn streams (paused between turns)."""
 HUD_PERIOD_S = 0.25
-"""Live figures (tok/s, frame time) repaint at most this often while streaming: a HUD
-repainted every frame also repaints the prompt between it and the transcript (Textual
-renders the box around all dirty regions)."""
+"""Live figures (tok/s, frame time) repaint at most this often (a HUD repaint repaints the
+prompt too)."""
 CHARS_PER_TOKEN = 3.8
 """Live tok/s counts characters (exact usage arrives with the turn's end)."""
 
 
 def call_line(call: ToolCallFinished, number: int) -> Text:
-    """One tool call as one compact transcript line: ``⚙ search TAX_RATE → 3 hits  #2``
-    (``/call 2`` shows what it gave the model)."""
+    """One tool call as one line: ``⚙ search TAX_RATE → 3 hits  #2`` (``/call 2``: its output)."""
     text = Text(CALL_MARK + call.line, style="dim" if call.ok else "yellow")
     text.append(f"  #{number}", style="dim italic")
     return text
@@ -88,11 +78,7 @@ def command_block(done: CommandFinished, number: int, last: list[str]) -> Text:
 
 
 class Painter:
-    """Owns the transcript's streaming state and the HUD figures (see the module doc).
-
-    The collector is left alone: the transcript keeps finished blocks compact, so full
-    collections stay short (`spark bench soak` against a ``gc.freeze()`` every second).
-    """
+    """Owns the transcript's streaming state and the HUD figures (see the module doc)."""
 
     def __init__(self, transcript: Transcript, hud: Hud, state: HudState,
                  marks: Callable[[], TurnMarks], on_queue: Callable[[QueueChanged], None],
@@ -117,22 +103,23 @@ class Painter:
         self._frames = every(FRAME_S, self.frame) if every is not None else None
         """Calls ``frame`` while a turn streams (``every`` makes it paused)."""
 
-    # ---- the sink ----
-
     def on_event(self, event: InteractionEvent) -> None:
         if type(event) is ProseDelta:
-            if not self.muted:
-                stream = self.stream
-                stream.feed(event.text)
-                if not stream.taken:  # the answer's first text: shown now, not next frame
-                    self._paint_prose()
+            self.prose(event.text)
             return
         self._seal()
         self._on_other(event)
 
+    def prose(self, text: str) -> None:
+        """A delta of the answer's text: kept for the next frame (the first one painted now)."""
+        if not self.muted:
+            stream = self.stream
+            stream.feed(text)
+            if not stream.taken:  # the answer's first text: shown now, not next frame
+                self._paint_prose()
+
     def _seal(self) -> None:
-        """Paint the prose so far and close its open block: what comes next is written
-        after it."""
+        """Paint the prose so far and close its open block (what comes next goes after it)."""
         self._paint_prose()
         sealed = self.stream.seal()
         if sealed is not None:
@@ -201,8 +188,7 @@ class Painter:
                 self.transcript.write(Text(f"{CALL_MARK}{message}", style="yellow"))
 
     def _on_command(self, event: CommandStarted | CommandOutput | CommandFinished) -> None:
-        """A command: its line and its output's last lines live in the tail, then the folded
-        block in the transcript."""
+        """A command: its line and last output lines in the tail, then folded in the transcript."""
         state, transcript = self.state, self.transcript
         match event:
             case CommandStarted(command=command, sandboxed=sandboxed):
@@ -230,8 +216,7 @@ class Painter:
                 self._output = []
 
     def asking(self, waiting: bool) -> None:
-        """A question waits for the user (the approval bar): the HUD says so, frames leave
-        it be."""
+        """A question waits for the user (the approval bar): the HUD says so."""
         self._calling = waiting
         self.state.state = "waiting for your yes (y/a/n)" if waiting else "waiting"
         self.hud.show(self.state, self.clock())
@@ -254,11 +239,8 @@ class Painter:
         state = self.state
         state.state, state.queued_at, state.retry_at, state.prefill_s = "ready", None, None, None
 
-    # ---- the frame clock ----
-
     def frame(self) -> None:
-        """One frame while streaming: new prose, the tail, live figures (a tick the pace
-        lets go does nothing)."""
+        """One frame while streaming: new prose, the tail, live figures."""
         if not self.pace.due():
             return
         started = time.perf_counter()
@@ -285,8 +267,7 @@ class Painter:
             self.hud.show(state, now)
 
     def mute(self) -> None:
-        """Esc: nothing more of this answer reaches the screen, not even the text that
-        arrived since the last frame: the screen keeps what the user saw at the key."""
+        """Esc: nothing more of this answer reaches the screen, not even what is buffered."""
         self.muted = True
         self.stream.drop()
 

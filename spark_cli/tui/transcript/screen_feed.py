@@ -1,11 +1,6 @@
-"""The session on screen: the Interaction's sink, the HUD's figures and the app's own lines.
-
-:class:`ScreenFeed` hands each event to the painter (``attach``: once the widgets exist),
-then to the app, and keeps the HUD's state true to what the session tells besides events:
-the window, the channel's state, the deep tasks, new settings. It is the ``Output`` of the
-app and its controllers (before the first frame their lines have nowhere to go), and it
-shows a resumed conversation again (``replay``).
-"""
+"""The session on screen: the Interaction's sink (to the painter, then the app), the HUD's
+state beyond events (window, channel, deep tasks, settings), the controllers' ``Output``, and
+a resumed conversation shown again (``replay``)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,13 @@ from rich.console import RenderableType
 
 from spark_cli.session.api import SessionApi
 from spark_cli.session.config.settings import Settings
-from spark_cli.session.events import CompactionFinished, RequestSent, TurnCompleted, TurnFailed
+from spark_cli.session.events import (
+    CompactionFinished,
+    ProseDelta,
+    RequestSent,
+    TurnCompleted,
+    TurnFailed,
+)
 from spark_cli.session.interaction import InteractionEvent
 from spark_cli.session.workspace.store import ShownItem
 from spark_cli.tui.cost import UsageLedger
@@ -43,7 +44,12 @@ class ScreenFeed:
 
     def on_event(self, event: InteractionEvent) -> None:
         """The Interaction's sink."""
-        if self.painter is None:
+        painter = self.painter
+        if painter is None:
+            return
+        if type(event) is ProseDelta:  # per token: the painter and the keeper, nothing else
+            painter.prose(event.text)
+            self.after(event)
             return
         if type(event) is TurnFailed:  # an overflow answer may have told the server's window
             self.state.context_window = self.session.settings.context_window
@@ -53,14 +59,13 @@ class ScreenFeed:
         elif type(event) is CompactionFinished and not event.auto:  # a turn holds the others
             self.ledger.add(event.usage, "/compact")
             self.state.spent = self.ledger.hud()
-        self.painter.on_event(event)
+        painter.on_event(event)
         if type(event) is RequestSent:
             self._context_notes()
         self.after(event)
 
     def replay(self, items: Sequence[ShownItem]) -> None:
-        """A resumed conversation as it was shown: its last turns now, earlier ones as the
-        user scrolls up."""
+        """A resumed conversation as shown: its last turns now, earlier ones on scrolling up."""
         if self.painter is None:
             return
         replay, transcript = Replay(items), self.painter.transcript

@@ -1,12 +1,7 @@
 """What the transcript showed, kept and shown again: a resumed session looks as it did.
 
-:class:`ShownLog` is fed the same events as the painter and keeps each turn
-as :class:`~spark_cli.session.workspace.store.ShownItem` values (the prompt,
-the answer's prose, each edit with its diff, refusals, redirects, the
-turn's summary line); the keeper saves them with the conversation.
-:func:`turns` cuts saved items into turns and :func:`item_view` turns one
-into its block, the one the painter writes (a tool call: one dim line).
-"""
+:class:`ShownLog` keeps each turn as ``ShownItem`` values (prompt, prose, edits with their
+diffs, refusals, redirects, summary); :func:`item_view` makes one the block the painter writes."""
 
 from __future__ import annotations
 
@@ -160,12 +155,9 @@ def item_view(item: ShownItem) -> RenderableType:
 
 
 class Replay:
-    """A saved conversation's turns, shown from the end backwards (see the module doc).
+    """A saved conversation's turns, from the end backwards: the last ``FIRST_TURNS`` at once,
+    ``MORE_TURNS`` more each time the user scrolls to the top (``Transcript.more``)."""
 
-    :class:`Replay` shows a long history lazily: the last ``FIRST_TURNS`` turns
-    at once, and earlier ones ``MORE_TURNS`` at a time when the user scrolls to
-    the top of the transcript (``Transcript.more``).
-    """
 
     def __init__(self, items: Sequence[ShownItem]) -> None:
         self._turns = turns(items)

@@ -1,5 +1,4 @@
-"""The transcript: rendered lines kept as strips, a live tail, cost flat in the transcript's length.
-"""
+"""The transcript: rendered lines kept as strips, a live tail, cost flat in its length."""
 
 from __future__ import annotations
 
@@ -24,16 +23,9 @@ _MAX_BLOCKS = 5000
 
 
 class Transcript(ScrollView, can_focus=False):
-    """The conversation as it streams: a scroll view on Textual's line API.
-
-    Finished blocks are rendered once into strips (``write``) and kept as
-    :class:`~spark_cli.tui.transcript.kept_blocks.Blocks`; the open Markdown block shows as plain
-    lines until it closes (``replace_open``), or while the text scrolls past reading until it
-    comes into view (``settle``); the unfinished last line is the tail
-    (``set_tail``), the only thing repainted every frame: a frame costs what changed, never
-    the transcript's length. After a width change each block is rendered anew as it comes
-    into view (``settle``).
-    """
+    """The conversation as it streams, on Textual's line API: finished blocks (``Blocks``), the
+    open block's plain lines until it closes (``replace_open``) or comes into view (``settle``),
+    and the unfinished last line (``set_tail``)."""
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
@@ -53,10 +45,10 @@ class Transcript(ScrollView, can_focus=False):
         """Keep the end in view as lines arrive; off while the user has scrolled up."""
         self._batch_changed = False
         self._hurried = False  # text scrolls faster than anyone reads (the painter's pace)
+        self._rewrapped = False  # the width changed since the pace turned fast
         self._styled = StyledRows()
         self.more: Callable[[], list[RenderableType]] | None = None
-        """Earlier blocks, asked for when the user scrolls to the top (a resumed session's
-        older turns); None when there are none."""
+        """A resumed session's earlier blocks, asked for at the top (None: none left)."""
 
     @contextmanager
     def batched(self) -> Iterator[None]:
@@ -69,8 +61,6 @@ class Transcript(ScrollView, can_focus=False):
             if not self._batching and self._batch_changed:
                 self._batch_changed = False
                 self._changed()
-
-    # ---- writing ----
 
     def write(self, renderable: RenderableType) -> None:
         """Append a finished block."""
@@ -88,9 +78,7 @@ class Transcript(ScrollView, can_focus=False):
         self._changed()
 
     def replace_open(self, renderable: RenderableType) -> None:
-        """The streaming block closed: its plain lines become ``renderable``; while the text
-        scrolls past reading (``hurry``), only once they come into view (``settle``): most
-        such blocks leave the screen unseen."""
+        """The open block closed: its plain lines become ``renderable`` (hurried: ``settle``)."""
         blocks, start = self._blocks, self._open_blocks
         self._open_blocks = None
         if start is not None and self._hurried and self.following:
@@ -106,8 +94,7 @@ class Transcript(ScrollView, can_focus=False):
         self.write(renderable)
 
     def settle(self) -> None:
-        """The blocks in view get their lines at this width (``Unsettled``); while hurried,
-        plain ones stay plain."""
+        """The blocks in view get their lines at this width (hurried, plain ones stay plain)."""
         hurried = self._hurried and self.following
         blocks, top = self._blocks, self.scroll_offset.y
         block, bottom = blocks.block_at(top), top + self.scrollable_content_region.height
@@ -143,8 +130,7 @@ class Transcript(ScrollView, can_focus=False):
         self.prepend(blocks)
 
     def set_tail(self, text: str, style: str = "") -> None:
-        """The unfinished last line ("" for none); a short plain one is not rendered (it
-        changes every frame while an answer streams)."""
+        """The unfinished last line ("" for none); a short plain one is not rendered."""
         if not text:
             self._tail = []
         else:
@@ -154,6 +140,7 @@ class Transcript(ScrollView, can_focus=False):
 
     def clear(self) -> None:
         self._blocks.clear()
+        self.more = None
         self._tail = []
         self._open_blocks = None
         self._changed()
@@ -166,8 +153,6 @@ class Transcript(ScrollView, can_focus=False):
         """Everything shown, as text (tests and copy)."""
         return "\n".join(strip.text.rstrip() for strip in [*self._blocks.all_lines(),
                                                             *self._tail])
-
-    # ---- painting ----
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -184,9 +169,7 @@ class Transcript(ScrollView, can_focus=False):
         return strip.crop_extend(scroll_x, scroll_x + width, style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's styled rows, kept per line while it stays on screen (``StyledRows``).
-        Painted rows carry no selection offsets, only the hit test's ``render_line`` calls
-        do: styles made per drawn row grew a long session's memory (``spark bench soak``)."""
+        """Textual's styled rows, kept while on screen, without the hit test's offsets (soak)."""
         self._painting = True
         try:
             return self._render_rows(crop)
@@ -207,8 +190,7 @@ class Transcript(ScrollView, can_focus=False):
         return self._styled.render(crop, sources, look, super().render_lines)
 
     def _selection_style(self) -> Style:
-        """The screen's selection colours; its text colour when it has one (Textual's default
-        is transparent, which Rich would draw as the background: text unseen)."""
+        """The screen's selection colours (Textual's default text colour, transparent, unseen)."""
         style = self.screen.get_component_rich_style("screen--selection")
         return Style(bgcolor=style.bgcolor) if style.color == style.bgcolor else style
 
@@ -217,8 +199,7 @@ class Transcript(ScrollView, can_focus=False):
         return selection.extract(self.plain_text()), "\n"
 
     def _look(self) -> tuple[int, Style]:
-        """Width and style of a line, kept until the size or styles change (reading them
-        per line was a fifth of a frame's render)."""
+        """Width and style of a line, kept until the size or styles change."""
         self._line_look = (self.scrollable_content_region.width, self.rich_style)
         return self._line_look
 
@@ -233,6 +214,7 @@ class Transcript(ScrollView, can_focus=False):
         if width != self._width:
             self._width = width
             self._blocks.rewrap()
+            self._rewrapped = True
             self._changed()
             self.settle()
         elif self.following:  # shorter (the queue or a hint appeared): the end stays in view
@@ -248,17 +230,15 @@ class Transcript(ScrollView, can_focus=False):
         elif new >= self.max_scroll_y - 1:
             self.following = True
         self._show_bar()
-        self.settle()
+        if self._rewrapped or not (self._hurried and self.following):
+            self.settle()  # hurried, only new text comes into view: nothing to settle
 
     def hurry(self, fast: bool) -> None:
-        """While text scrolls faster than anyone reads and the view follows the end, the
-        scrollbar is not drawn: its thumb would move every frame, and Textual renders each of
-        its rows again for it. Its gutter stays, so no line wraps anew; it is back as soon as
-        the user scrolls up or the text slows. Called every frame: only a change of pace does
-        anything (a scroll settles and shows the bar itself)."""
+        """While text races and the view follows the end, no scrollbar is drawn (gutter kept)."""
         if fast == self._hurried:
             return
         self._hurried = fast
+        self._rewrapped = False
         self._show_bar()
         self.settle()
 
@@ -271,8 +251,6 @@ class Transcript(ScrollView, can_focus=False):
         """Back to the end and following it (the user sent something while scrolled up)."""
         self.following = True
         self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    # ---- internals ----
 
     def _line(self, index: int) -> Strip | None:
         """Line ``index`` of the blocks, then of the tail; None past the end."""
@@ -321,8 +299,8 @@ class Transcript(ScrollView, can_focus=False):
         self.refresh()
 
     def _set_virtual_size(self, size: Size) -> bool:
-        """A longer transcript that overflows needs no screen layout (see
-        :mod:`spark_cli.tui.tuning.virtual_size`). True when it laid out."""
+        """The new virtual size, laid out only when needed (``virtual_size``); True if so."""
+
         if grow_without_layout(self, size):
             return False
         self._line_look = None  # the scrollbar may come or go: the width changes

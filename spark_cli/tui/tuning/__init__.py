@@ -1,8 +1,3 @@
-"""Textual tuned for a screen that streams 1000+ tokens/s: a fast lone Esc, a screen rate
-that does not hold a keystroke for a frame, styled rows kept while they stay on screen, and
-a transcript that grows without a screen layout.
-
-Each stays because the ledger (docs/benchmarks.md) measured it on keystroke latency, and
-leans on a Textual detail named in its docstring; its tests compare against Textual's own
-behaviour so an upgrade that moves it fails loudly.
-"""
+"""Textual tuned for a screen that streams 1000+ tokens/s: a fast lone Esc, the screen rate,
+styled rows kept while on screen, growth without a layout. Each is kept by a ledger figure
+(docs/benchmarks.md) and its tests fail when a Textual upgrade moves what it leans on."""

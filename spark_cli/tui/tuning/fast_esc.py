@@ -1,15 +1,7 @@
-"""A Linux terminal driver that lets a lone Esc go after ``ESCDELAY``, not after its next wake.
-
-A terminal sends Esc as ``\\x1b``, which also starts every escape sequence, so the
-parser waits ``ESCDELAY`` for more bytes; but Textual's Linux driver lets the parser
-look at its clock only when ``select`` returns, with a fixed idle timeout, so a lone
-Esc waits for that timeout whatever ``ESCDELAY`` says. This driver selects with a
-timeout of ``ESCDELAY`` while the last bytes read leave a sequence open, and spark
-sets ``ESCDELAY`` unless the user did. It uses Textual's private ``XTermParser``:
-``tests/tui/tuning/test_fast_esc.py`` fails when an upgrade moves it. Kept by the
-ledger (docs/benchmarks.md): `spark bench tui --only pty` times it against Textual's
-stock driver in one run.
-"""
+"""A Linux driver whose ``select`` waits ``ESCDELAY`` while a sequence is open, so a lone Esc
+goes at once (Textual's waits its 0.1 s idle timeout); on Textual's private ``XTermParser``
+(``tests/tui/tuning/test_fast_esc.py``). Ledger (docs/benchmarks.md): `spark bench tui --only
+pty` times it against Textual's stock driver."""
 
 from __future__ import annotations
 
@@ -29,19 +21,13 @@ _OPEN_TAIL = 8  # an ESC this close to the end of a read may start an unfinished
 
 
 def set_escape_delay() -> None:
-    """Our default ``ESCDELAY`` unless the user chose one, in force at once.
-
-    Textual reads ``ESCDELAY`` once, when ``textual.constants`` is imported,
-    and this module imports it: setting the variable alone comes too late (the
-    parser and this driver would keep Textual's default), so the constant is set too.
-    """
+    """Our default ``ESCDELAY`` unless the user chose one, set in Textual's constant too."""
     os.environ.setdefault("ESCDELAY", SPARK_ESCDELAY_MS)
     constants.ESCAPE_DELAY = escape_delay_s(os.environ["ESCDELAY"])  # type: ignore[misc]
 
 
 def escape_delay_s(value: str) -> float:
-    """``ESCDELAY`` (milliseconds) in seconds as Textual reads it: a millisecond at least,
-    Textual's default when it is not a number."""
+    """``ESCDELAY`` (milliseconds) in seconds as Textual reads it (not a number: its default)."""
     try:
         milliseconds = int(value)
     except ValueError:

@@ -1,13 +1,6 @@
-"""Styled rows kept per content line: a frame that scrolls styles only the lines new on screen.
-
-Textual styles a line-API widget's rows in ``Widget.render_lines`` and caches them by row;
-a scroll moves every line and restyles every row. :class:`StyledRows` keeps the styled
-strip of each visible content line, keyed by the content strip itself, while the line
-stays on screen and the look is unchanged; new rows go through Textual's own pipeline, so
-what is drawn is what Textual draws. It uses only the line API (``render_lines``), no
-private part of Textual. Kept by the ledger (docs/benchmarks.md): `spark bench tui --only
-typing` (keystrokes).
-"""
+"""Styled rows kept per content line: a frame that scrolls styles only the lines new on screen
+(Textual caches by row, and a scroll moves every row). New rows go through Textual's own
+``render_lines``; no private part. Ledger (docs/benchmarks.md): `spark bench tui --only typing`."""
 
 from __future__ import annotations
 
@@ -33,9 +26,7 @@ class StyledRows:
 
     def render(self, crop: Region, sources: Sequence[object], look: Hashable,
                style_rows: StyleRows) -> list[Strip]:
-        """The styled rows of ``crop``; ``sources[i]`` is the content line shown on row
-        ``crop.y + i`` (the same object for the same content; None for a blank row).
-        ``look`` is everything else the styling depends on: a new look styles all again."""
+        """The styled rows of ``crop`` (``sources[i]`` on row ``crop.y + i``) for ``look``."""
         if look != self._look:
             self._look, self._rows = look, {}
         rows = self._rows

@@ -1,12 +1,7 @@
-"""A scrolling widget that grows without a screen layout, when only its length changed.
-
-Setting Textual's ``virtual_size`` lays out the whole screen, every streaming frame. A
-transcript that already overflows and keeps its width changes only its scroll state, which
-Textual's private ``Widget._scroll_update`` brings up to date (scrollbars, scroll bounds).
-Kept by the ledger (docs/benchmarks.md, ``## TUI``: no screen layout per frame): `spark
-bench tui --only typing`. ``tests/tui/tuning/test_virtual_size.py`` fails when an upgrade
-moves it.
-"""
+"""A scrolling widget that grows without a screen layout (setting ``virtual_size`` lays out the
+whole screen each frame) when it overflows and keeps its width, via Textual's private
+``Widget._scroll_update`` (``tests/tui/tuning/test_virtual_size.py``). Ledger
+(docs/benchmarks.md, ``## TUI``): `spark bench tui --only typing`."""
 
 from __future__ import annotations
 
@@ -15,8 +10,7 @@ from textual.widget import Widget
 
 
 def grow_without_layout(widget: Widget, size: Size) -> bool:
-    """Give ``widget`` the virtual ``size`` without a layout when its width is unchanged and
-    it overflows before and after; False when it needs one (set ``virtual_size`` then)."""
+    """``size`` set without a layout (same width, overflowing); False when it needs one."""
     old, height = widget.virtual_size, widget.size.height
     if size.width != old.width or old.height <= height or size.height <= height:
         return False

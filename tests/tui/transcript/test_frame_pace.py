@@ -1,12 +1,13 @@
 """FramePace: every tick paints until the transcript grows faster than FAST_LINES_PER_S;
-then every other one, until it slows down again or a turn starts. The painter hurries the
+then every other one (one in four past the faster pace), until it slows down again or a
+turn starts. The painter hurries the
 transcript (no scrollbar drawn) while the pace is fast, until the turn ends."""
 
 from __future__ import annotations
 
 from spark_cli.session.events import ProseDelta
 from spark_cli.session.interaction import TurnEnded, TurnStarted
-from spark_cli.tui.transcript.frame_pace import FAST_LINES_PER_S, WINDOW_S, FramePace
+from spark_cli.tui.transcript.frame_pace import FAST_LINES_PER_S, PACES, WINDOW_S, FramePace
 from spark_cli.tui.transcript.transcript import Transcript
 from tests.tui.transcript_app import TranscriptApp, painter_on
 
@@ -45,6 +46,19 @@ def test_text_past_the_limit_paints_every_other_tick_after_a_window():
     painted, _, _ = _run(pace, 30, 0.0, now, lines)  # the text stops: every tick again
     assert not pace.fast
     assert painted >= 30 - window_ticks
+
+
+def test_text_past_the_faster_pace_paints_one_tick_in_four():
+    pace = FramePace()
+    per_tick = PACES[1][0] * TICK_S * 2
+    painted, now, lines = _run(pace, 5, per_tick)
+    assert pace.every == 4 and painted == 5  # judged before a whole window
+    _, now, lines = _run(pace, 25, per_tick, now, lines)
+    assert pace.every == 4
+    painted, now, lines = _run(pace, 40, per_tick, now, lines)
+    assert painted == 10
+    painted, _, _ = _run(pace, 40, 3.0, now, lines)  # slower: every other tick again
+    assert pace.every == 2
 
 
 def test_a_new_turn_paints_every_tick_until_measured():

@@ -154,3 +154,19 @@ async def test_blocks_closed_while_hurried_render_their_markdown_once_in_view() 
         await pilot.pause()
         assert transcript.plain_text().splitlines()[:2] == ["b0 x", "b1 x"]
         assert [transcript.render_line(y).text.strip() for y in range(2)] == ["b0 x", "b1 x"]
+
+
+async def test_a_widened_transcript_settles_what_comes_into_view_while_hurried() -> None:
+    from rich.text import Text
+
+    app = TranscriptApp()
+    async with app.run_test(size=(30, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        transcript.hurry(True)
+        for n in range(40):
+            transcript.write(Text(f"line {n} " + "word " * 6))  # two rows at 30, one at 60
+        await pilot.pause()
+        await pilot.resize_terminal(60, 10)  # the blocks in view shrink: older ones come in
+        await pilot.pause()
+        shown = [transcript.render_line(y).text.split()[:2] for y in range(10)]
+        assert shown == [["line", str(n)] for n in range(30, 40)]

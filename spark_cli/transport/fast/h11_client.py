@@ -66,13 +66,17 @@ class _Connection:
         self.open = open_set
         open_set.add(self)
 
+    def poll(self) -> Any:
+        """h11's next event from the bytes already received (``h11.NEED_DATA``: none)."""
+        try:
+            return self.h11.next_event()
+        except h11.RemoteProtocolError as exc:
+            raise RemoteProtocolError(str(exc)) from exc
+
     async def next_event(self) -> Any:
         conn = self.h11
         while True:
-            try:
-                event = conn.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise RemoteProtocolError(str(exc)) from exc
+            event = self.poll()
             if event is not h11.NEED_DATA:
                 return event
             try:
@@ -112,14 +116,23 @@ class H11Response:
         """Lower-case names (h11 lowers them); repeated headers joined with ", "."""
 
     async def _chunks(self) -> AsyncIterator[bytes]:
+        """The body: every chunk already received in one piece (a lone chunk at once)."""
         decode = body_decoder(self.headers.get("content-encoding", ""))
         while True:
             conn = self._conn
             if conn is None:
                 raise StreamClosed()
             event = await conn.next_event()
-            if type(event) is h11.Data:
-                data = bytes(event.data)
+            parts: list[bytes] = []
+            failed: RemoteProtocolError | None = None
+            while type(event) is h11.Data:
+                parts.append(event.data)
+                try:
+                    event = conn.poll()
+                except RemoteProtocolError as exc:  # after the chunks before it go up
+                    failed, event = exc, None
+            if parts:
+                data = bytes(parts[0]) if len(parts) == 1 else b"".join(parts)
                 if decode is not None:
                     try:
                         data = decode(data)
@@ -127,7 +140,9 @@ class H11Response:
                         raise DecodingError(f"Error decoding content: {exc}") from exc
                 if data:
                     yield data
-            elif type(event) is h11.EndOfMessage or event is h11.PAUSED:
+            if failed is not None:
+                raise failed
+            if type(event) is h11.EndOfMessage or event is h11.PAUSED:
                 break  # PAUSED: after a 101 (as httpcore: an empty body)
         self._done = True
         self._release()
@@ -136,7 +151,7 @@ class H11Response:
         return b"".join([chunk async for chunk in self._chunks()])
 
     async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
-        """The lines each chunk completes, in one list (one hop up per read)."""
+        """The lines each read completes, in one list (one hop up per read)."""
         decode = text_decoder(self.headers.get("content-type", "")).decode
         lines = LineSplitter()
         split = lines.split

@@ -393,3 +393,29 @@ async def test_closing_the_client_mid_stream_closes_that_connection_too() -> Non
             async with asyncio.timeout(5):
                 async for _ in lines:
                     pass
+
+
+async def test_chunks_received_together_come_up_as_one_batch_and_a_lone_one_at_once() -> None:
+    tokens = [chunk(t) for t in ("a", "b", "c", "d", "e")]
+    lone = asyncio.Event()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        burst = b"".join(b"%x\r\n%s\r\n" % (len(t), t) for t in tokens)
+        writer.write(head("200 OK", "transfer-encoding: chunked") + burst)  # one write
+        await lone.wait()
+        writer.write(b"%x\r\n%s\r\n" % (len(tokens[0]), tokens[0]))
+        await writer.drain()
+        await reader.read()  # the body never ends: the lone chunk cannot wait for more
+
+    async with raw_server(handler) as url:
+        client = H11Client(url, {}, connect_timeout=5, write_timeout=5, trust_env=False)
+        response = await client.post("chat/completions", b"{}").task
+        batches = response.aiter_line_batches()
+        async with asyncio.timeout(10):
+            first = await batches.__anext__()
+            lone.set()
+            second = await batches.__anext__()
+        assert first == [line for t in tokens for line in (t.decode().strip(), "")]
+        assert second == [tokens[0].decode().strip(), ""]
+        await client.aclose()

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from spark_cli.transport import http_wire as wire
+from spark_cli.transport.http_lines import LineSplitter
 
 
 def _mapped(exc: Exception) -> wire.TransportError:
@@ -49,15 +50,21 @@ class HttpxResponse:
             raise _mapped(exc) from exc
 
     async def aiter_line_batches(self) -> AsyncIterator[list[str]]:
-        lines = self._inner.aiter_lines()  # httpx hands out lines one by one
+        """The lines each piece httpx hands up completes, split by the SSE rule (as h11's)."""
+        lines = LineSplitter()
+        texts = self._inner.aiter_text()
         while True:
             try:
-                line = await lines.__anext__()
+                batch = lines.split(await texts.__anext__())
             except StopAsyncIteration:
-                return
+                break
             except _FAILURES as exc:
                 raise _mapped(exc) from exc
-            yield [line]
+            if batch:
+                yield batch
+        batch = lines.flush()
+        if batch:
+            yield batch
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -18,7 +18,7 @@ from typing import Any
 import h11
 
 from spark_cli.transport.fast.http_ahead import HttpAhead, Origin, new_connection, request_bytes
-from spark_cli.transport.fast.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.http_lines import LineSplitter, body_decoder, text_decoder
 from spark_cli.transport.http_wire import (
     ConnectError,
     ConnectTimeout,

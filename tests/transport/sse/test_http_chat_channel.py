@@ -108,8 +108,7 @@ async def test_a_normal_turn_sends_the_standard_body_and_yields_events() -> None
     assert [type(e) for e in events] == [
         RequestSent,
         ResponseStarted,
-        TextDelta,
-        TextDelta,
+        TextDelta,  # the body came in one piece: its deltas as one
         UsageReported,
         TurnFinished,
     ]

@@ -78,8 +78,7 @@ async def test_a_turn_posts_to_responses_and_folds_the_events() -> None:
     assert [type(e) for e in events] == [
         RequestSent,
         ResponseStarted,
-        TextDelta,
-        TextDelta,
+        TextDelta,  # the body came in one piece: its deltas as one
         UsageReported,
         TurnFinished,
     ]

@@ -1,6 +1,6 @@
-"""Deltas that arrive together travel up as one: every event a chunk holds, merged text
-and all, comes out in the order it was sent (the lean client reads a chunk at a time;
-httpx hands out lines one by one, so its deltas stay one per event)."""
+"""Deltas that arrive together travel up as one: every event a read brings, merged text
+and all, comes out in the order it was sent (the lean client joins every chunk already
+received; httpx hands up a piece at a time)."""
 
 from __future__ import annotations
 
@@ -62,14 +62,35 @@ def _one_chunk_app() -> Any:
     return app
 
 
+def _httpx(*pieces: bytes) -> ChatCompletionsChannel:
+    """A channel on httpx whose response body arrives in these pieces."""
+    async def body() -> Any:
+        for piece in pieces:
+            yield piece
+
+    return ChatCompletionsChannel("https://api.example.test/v1", "k", transport=httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=body())))
+
+
+async def _per_event() -> list[ChannelEvent]:
+    """The reference: each SSE event a piece of its own, so each delta goes up alone."""
+    pieces = [event + b"\n\n" for event in BODY.split(b"\n\n")[:-1]]
+    return await collect(_httpx(*pieces), REQUEST)
+
+
+async def test_httpx_hands_up_the_events_of_one_piece_together_in_order() -> None:
+    one_by_one = await _per_event()
+    together = await collect(_httpx(BODY), REQUEST)
+    assert _joined(together) == _joined(one_by_one)
+    assert [e.text for e in together if type(e) is TextDelta] == ["abc", "de"]
+    assert [e.text for e in one_by_one if type(e) is TextDelta] == list("abcde")
+
+
 @pytest.mark.skipif(not on("h11"), reason="SPARK_PLAIN: the lean h11 client is off")
 async def test_a_chunk_of_events_keeps_their_order_with_its_text_merged(
         http_server: Any) -> None:
-    per_line = ChatCompletionsChannel(
-        "https://api.example.test/v1", "k", transport=httpx.MockTransport(
-            lambda request: httpx.Response(
-                200, headers={"content-type": "text/event-stream"}, content=BODY)))
-    one_by_one = await collect(per_line, REQUEST)
+    one_by_one = await _per_event()
     async with http_server(_one_chunk_app()) as base:
         lean = ChatCompletionsChannel(base, None)
         together = await collect(lean, REQUEST)
@@ -77,4 +98,3 @@ async def test_a_chunk_of_events_keeps_their_order_with_its_text_merged(
     assert _joined(together) == _joined(one_by_one)
     texts = [e.text for e in together if type(e) is TextDelta]
     assert texts == ["abc", "de"]  # "c" came with the call: the call follows it
-    assert [e.text for e in one_by_one if type(e) is TextDelta] == list("abcde")

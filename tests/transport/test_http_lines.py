@@ -1,4 +1,4 @@
-"""Body bytes to text lines for the lean client: endings split across chunks, charsets,
+"""Body bytes to text lines for both HTTP clients: endings split across chunks, charsets,
 gzip and deflate."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spark_cli.transport.fast.http_lines import LineSplitter, body_decoder, text_decoder
+from spark_cli.transport.http_lines import LineSplitter, body_decoder, text_decoder
 
 
 def lines_of(*texts: str) -> list[str]:

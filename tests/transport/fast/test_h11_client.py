@@ -203,6 +203,20 @@ async def test_a_chunked_body_dropped_mid_chunk_is_the_same_error() -> None:
     assert "incomplete chunked read" in error.message
 
 
+async def test_a_bad_chunk_after_good_ones_in_one_read_keeps_their_output() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        good = chunk("Hel") + chunk("lo")
+        writer.write(head("200 OK", "transfer-encoding: chunked")
+                     + b"%x\r\n%s\r\nzz\r\n" % (len(good), good))  # one write
+        await reader.read()
+
+    results = await both(handler)
+    error = same_error(results)
+    assert text_of(results[0][0]) == text_of(results[1][0]) == "Hello"
+    assert error.message.startswith("connection closed after 5 characters")
+
+
 async def test_a_reset_connection_is_a_read_error() -> None:
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)

@@ -31,7 +31,7 @@ from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold, chain_after
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, quiet_for
-from spark_cli.transport.ws.ws_links import Link, Links, message_ready
+from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
 from spark_cli.transport.ws_wire import Chain, create_payload
 
 if TYPE_CHECKING:
@@ -270,19 +270,16 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        ready = message_ready(ws)
+        queued = queued_frames(ws)
         text: list[str] = []  # deltas already received, merged (reading.merged)
         while True:
-            if text and not ready():  # the next recv() may wait: hand the text up
+            if text and not queued():  # the next recv() would wait: hand the text up
                 yield merged(text)
                 text = []
             step: Step
             try:
-                if ready():  # a whole message is queued: no wait to time
+                async with quiet_for(monotonic(), machine.limit):
                     raw = await ws.recv()
-                else:
-                    async with quiet_for(monotonic(), machine.limit):
-                        raw = await ws.recv()
             except TimeoutError:
                 step = machine.on_silence()
             except ConnectionClosed as exc:

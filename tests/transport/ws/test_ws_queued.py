@@ -1,18 +1,12 @@
 """Frames already received travel up merged: the text is whole and in place, a burst
-becomes fewer deltas, a queued message is read untimed, a message whose end has not come is
-timed, and a websockets without the queue merges nothing."""
+becomes fewer deltas, and a websockets without the queue merges nothing."""
 
 from __future__ import annotations
 
-import asyncio
-from collections import deque
 from typing import Any
 
-import pytest
-
-from spark_cli.protocol.channel import ChannelError, TextDelta, TurnFinished, UsageReported
-from spark_cli.transport.ws import websocket
-from spark_cli.transport.ws.ws_links import message_ready
+from spark_cli.protocol.channel import TextDelta, TurnFinished, UsageReported
+from spark_cli.transport.ws.ws_links import queued_frames
 from tests.transport.ws.test_websocket_channel import (
     Frame,
     channel,
@@ -42,67 +36,13 @@ async def test_a_burst_arrives_whole_in_fewer_deltas_before_the_usage(ws_server:
     assert type(events[-1]) is TurnFinished
 
 
-async def test_a_queued_message_is_read_without_a_timer(ws_server: Any,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    timed: list[float] = []
-    quiet_for = websocket.quiet_for
-
-    def counted(since: float, limit: float) -> Any:
-        timed.append(limit)
-        return quiet_for(since, limit)
-
-    monkeypatch.setattr(websocket, "quiet_for", counted)
-    async with ws_server(burst) as srv:
-        ch = channel(srv.url, warm_spare=False)
-        events = await collect(ch, request("hi"))
-        await ch.aclose()
-    assert type(events[-1]) is TurnFinished
-    assert len(timed) < len(PIECES) // 2  # only a recv() that may wait is timed
-
-
-async def test_a_message_whose_end_has_not_come_is_still_timed(ws_server: Any) -> None:
-    async def stall(ws: Any, number: int, frame: Any, state: Any) -> None:
-        async def pieces() -> Any:
-            yield '{"type":"response.output_text.delta",'
-            await asyncio.sleep(30)  # the rest of the message never comes in time
-            yield '"delta":"y"}'
-
-        await ws.send('{"type":"response.created","response":{"id":"r1"}}')
-        await ws.send('{"type":"response.output_text.delta","delta":"x"}')  # no resend now
-        await ws.send(pieces())
-
-    async with ws_server(stall) as srv:
-        ch = channel(srv.url, idle_timeout=0.3, warm_spare=False)
-        with pytest.raises(ChannelError) as info:
-            await collect(ch, request("hi"))
-        await ch.aclose()
-    assert info.value.kind == "timeout"
-
-
-def test_an_unknown_connection_has_no_message_ready() -> None:
-    assert message_ready(object())() is False
-
-    class Frame:
-        def __init__(self, fin: bool) -> None:
-            self.fin = fin
-
-    class Queue:
-        def __init__(self) -> None:
-            self.queue = deque([Frame(True), Frame(False)])
-
-    frames = Queue()
+def test_an_unknown_connection_counts_no_queued_frames() -> None:
+    assert queued_frames(object())() == 0
 
     class Assembler:
-        pass
-
-    Assembler.frames = frames  # type: ignore[attr-defined]
+        frames = (1, 2)
 
     class Connection:
         recv_messages = Assembler()
 
-    ready = message_ready(Connection())
-    assert ready() is False  # the last message's end has not come
-    frames.queue.append(Frame(True))
-    assert ready() is True
-    frames.queue.clear()
-    assert ready() is False
+    assert queued_frames(Connection())() == 2

@@ -121,7 +121,7 @@ class CompactionRun:
         """The summary the model wrote, and why there is none (None: there is)."""
         parts: list[str] = []
         why: str | None = None
-        meter = UsageMeter(request.model, self.settings.compact_price)
+        meter = UsageMeter(request.model, self.settings.price_for(request.model))
         meter.requests = 1
         try:
             async for event in channel.stream(request):

@@ -139,8 +139,6 @@ class Settings:
     """The model that writes a compaction's summary (None: the session's own)."""
     price: Price | None = None
     """The model's price (``session.config.pricing``); None: unknown."""
-    compact_price: Price | None = None
-    """The price of the model that writes compactions (``compact_model``, else the model)."""
     best_of: int = 1
     """Answers raced per `spark edit` (``--best-of``); 1: a plain answer."""
     best_of_check: str | None = None
@@ -149,7 +147,8 @@ class Settings:
     max_stop_hooks: int = 3
     """Times one turn's Stop hooks may send the model back to work."""
     prices: Mapping[str, Price] = field(default_factory=dict)
-    """The configured ``[pricing]`` rows, for a turn on another model (a prompt file's)."""
+    """The configured ``[pricing]`` rows, for a request on another model (a prompt file's, a
+    compaction's ``compact_model``)."""
 
     @property
     def input_budget(self) -> int:
@@ -226,9 +225,7 @@ def load_settings(root: Path, flags: Mapping[str, object] | None = None,
     return Settings(provider=provider, sources=sources, files=tuple(files),
                     problems=tuple(problems), trust=trust_state(root, env),
                     ignored=tuple(line for layer in layers for line in layer.ignored),
-                    price=price, prices=configured,
-                    compact_price=price_of(resolved["compact_model"] or provider.model,
-                                           configured, bundled=bundled), **_plain(resolved))
+                    price=price, prices=configured, **_plain(resolved))
 
 
 def _plain(resolved: dict[str, Any]) -> dict[str, Any]:

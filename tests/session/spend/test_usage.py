@@ -71,6 +71,16 @@ def test_prices_come_from_the_config_then_the_built_in_rows(repo: Path) -> None:
     assert _settings(repo, base_url="ws://127.0.0.1:1/v1").price is None  # someone's engine
 
 
+def test_a_request_on_another_model_is_priced_at_that_models_price(repo: Path) -> None:
+    """A compaction's ``compact_model``, a prompt file's ``model``: ``price_for`` its own."""
+    mine = _settings(repo, user='[pricing."small"]\ninput = 1\noutput = 3\n', provider="openai",
+                     model="gpt-4.1", compact_model="small")
+    assert mine.price_for("gpt-4.1") == mine.price == BUILT_IN["gpt-4.1"]
+    assert mine.price_for("small") == Price(1.0, 1.0, 3.0)
+    assert mine.price_for("gpt-5") == BUILT_IN["gpt-5"] and mine.price_for("gpt-9") is None
+    assert _settings(repo).price_for("anything") == Price(0.0, 0.0, 0.0)  # the bundled engine
+
+
 @pytest.mark.parametrize(("table", "needle"), [
     ('pricing = 3\n', "'pricing' must be a table"),
     ('[pricing]\nm = 3\n', '[pricing."m"] must be a table'),

@@ -76,11 +76,16 @@ def first_and_more(fold: Fold, events: Iterable[ChannelEvent | None]) -> Channel
     return made[0] if made else None
 
 
+GATHER_S = 0.002
+"""After text goes up, a reader that can see its queue sleeps this long: the tokens that come
+meanwhile climb the generator layers once (`spark bench stream`, docs/benchmarks.md)."""
+
+
 def merged(parts: list[str]) -> TextDelta:
     """One delta for the deltas that arrived together (``parts`` not empty).
 
-    Each delta crosses about five generator layers; merging only up to the next non-text event
-    keeps the order exact, and a reader never waits to merge (`spark bench stream` measures it)."""
+    Each delta crosses about eight generator layers; merging only up to the next non-text event
+    keeps the order exact; only :data:`GATHER_S` is waited (`spark bench stream` measures it)."""
     return TextDelta(parts[0] if len(parts) == 1 else "".join(parts))
 
 

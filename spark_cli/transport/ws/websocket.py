@@ -27,11 +27,11 @@ from spark_cli.protocol.channel import (
 from spark_cli.protocol.secrets import Secrets
 from spark_cli.transport.bodies import key_headers, responses_item
 from spark_cli.transport.errors import ProviderError, masked
-from spark_cli.transport.reading import Decision, ReadMachine, Step, merged
+from spark_cli.transport.reading import GATHER_S, Decision, ReadMachine, Step, merged
 from spark_cli.transport.responses_fold import ResponsesFold, chain_after
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import QUEUE_TIMEOUT, quiet_for
-from spark_cli.transport.ws.ws_links import Link, Links, queued_frames
+from spark_cli.transport.ws.ws_links import Link, Links, message_ready
 from spark_cli.transport.ws_wire import Chain, create_payload
 
 if TYPE_CHECKING:
@@ -270,16 +270,22 @@ class ResponsesWebSocketChannel:
         on_event = machine.on_event
         feed = machine.fold.feed
         loads = json.loads
-        queued = queued_frames(ws)
+        ready = message_ready(ws) or _never
+        pace = GATHER_S if ready is not _never else 0.0
         text: list[str] = []  # deltas already received, merged (reading.merged)
         while True:
-            if text and not queued():  # the next recv() would wait: hand the text up
+            if text and not ready():  # the next recv() would wait: hand the text up
                 yield merged(text)
                 text = []
+                if pace:
+                    await asyncio.sleep(pace)  # the tokens that come meanwhile go up together
             step: Step
             try:
-                async with quiet_for(monotonic(), machine.limit):
+                if ready():  # a whole message is held: recv() does not wait
                     raw = await ws.recv()
+                else:
+                    async with quiet_for(monotonic(), machine.limit):
+                        raw = await ws.recv()
             except TimeoutError:
                 step = machine.on_silence()
             except ConnectionClosed as exc:
@@ -324,6 +330,10 @@ class ResponsesWebSocketChannel:
         await asyncio.sleep(CANCEL_GRACE)
         if self._running is run and run.fold.finished is None:
             self._links.drop(run.link, "cancel not acknowledged")
+
+
+def _never() -> bool:
+    return False
 
 
 def _close_detail(exc: ConnectionClosed) -> str:

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
+from websockets.exceptions import (
+    InvalidHandshake,
+    InvalidMessage,
+    InvalidStatus,
+    InvalidURI,
+)
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
@@ -130,7 +136,9 @@ class Links:
             if ahead is not None and ahead.error is not None:
                 raise ahead.error
             if ahead is not None and ahead.open:
-                from spark_cli.transport.fast.ws_adopt import adopt  # deferred: the fast path
+                from spark_cli.transport.fast.ws_adopt import (
+                    adopt,  # deferred: the fast path
+                )
 
                 ws = await adopt(ahead)
                 if ahead.payload is not None and ahead.at is not None:
@@ -207,21 +215,16 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-def _none() -> int:
-    return 0
+def message_ready(ws: object) -> Callable[[], bool] | None:
+    """Whether ``ws`` holds a whole message, so ``recv()`` returns at once (None if unknown).
 
+    Reads websockets' undocumented ``recv_messages.frames.queue`` (13-17): the last frame held
+    ends a message."""
+    queue = getattr(getattr(getattr(ws, "recv_messages", None), "frames", None), "queue", None)
+    if not isinstance(queue, deque):
+        return None
 
-def queued_frames(ws: object) -> Callable[[], int]:
-    """A cheap count of the frames ``ws`` holds ready for ``recv()`` (0 if unknown).
+    def ready() -> bool:
+        return bool(queue) and bool(getattr(queue[-1], "fin", False))
 
-    Reads websockets' undocumented ``recv_messages.frames`` (13-17); without it each delta
-    travels alone."""
-    frames = getattr(getattr(ws, "recv_messages", None), "frames", None)
-    count = getattr(frames, "__len__", None)
-    if count is None:
-        return _none
-    try:
-        value = count()
-    except Exception:
-        return _none
-    return count if type(value) is int else _none
+    return ready

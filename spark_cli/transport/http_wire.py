@@ -52,6 +52,8 @@ class StreamClosed(TransportError):
 class Response(Protocol):
     status_code: int
     headers: Mapping[str, str]
+    gathers: bool
+    """A batch holds every chunk already received: a reader may pause between batches."""
 
     async def aread(self) -> bytes: ...
 

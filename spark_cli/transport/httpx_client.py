@@ -37,6 +37,7 @@ _FAILURES = (httpx.TransportError, httpx.StreamError, httpx.DecodingError)
 
 class HttpxResponse:
     __slots__ = ("_inner", "headers", "status_code")
+    gathers = False  # httpx hands up one HTTP chunk a piece
 
     def __init__(self, inner: httpx.Response) -> None:
         self._inner = inner

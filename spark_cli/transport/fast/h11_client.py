@@ -100,6 +100,7 @@ class H11Response:
     """A streamed response whose body is read once."""
 
     __slots__ = ("_client", "_conn", "_done", "headers", "status_code")
+    gathers = True
 
     def __init__(self, client: H11Client, conn: _Connection,
                  head: h11.Response | h11.InformationalResponse) -> None:

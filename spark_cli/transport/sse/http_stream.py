@@ -26,7 +26,7 @@ from spark_cli.transport import http_wire as wire
 from spark_cli.transport.bodies import encode, stream_headers
 from spark_cli.transport.errors import endpoint, error_from_body, unanswered, unreachable_error
 from spark_cli.transport.http_route import open_client
-from spark_cli.transport.reading import Decision, Fold, ReadMachine, merged
+from spark_cli.transport.reading import GATHER_S, Decision, Fold, ReadMachine, merged
 from spark_cli.transport.retry import RetryPolicy, with_retries
 from spark_cli.transport.silence import (
     QUEUE_TIMEOUT,
@@ -218,6 +218,7 @@ class HttpStreamChannel:
     ) -> AsyncIterator[ChannelEvent]:
         feed_line = self._decoder()
         next_batch = response.aiter_line_batches().__anext__
+        pace = GATHER_S if response.gathers else 0.0
         lines = 0
         while True:
             # in prefill the clock runs from the request leaving: comments do not restart it
@@ -231,6 +232,8 @@ class HttpStreamChannel:
             lines += len(batch)
             for out in self._batch(batch, feed_line, machine):
                 yield out
+            if pace:
+                await asyncio.sleep(pace)  # the chunks that come meanwhile go up together
         async for event in self._ending(machine, lines):
             yield event
 

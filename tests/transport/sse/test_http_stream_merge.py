@@ -1,9 +1,10 @@
 """Deltas that arrive together travel up as one: every event a read brings, merged text
 and all, comes out in the order it was sent (the lean client joins every chunk already
-received; httpx hands up a piece at a time)."""
+received, and its reader gathers between reads; httpx hands up a piece at a time, unpaced)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from spark_cli.protocol.channel import (
     TextDelta,
 )
 from spark_cli.transport.fast import on
+from spark_cli.transport.sse import http_stream
 from spark_cli.transport.sse.http_chat import ChatCompletionsChannel
 from tests.transport.sse.test_http_chat_channel import REQUEST, chunk, collect, sse
 
@@ -98,3 +100,37 @@ async def test_a_chunk_of_events_keeps_their_order_with_its_text_merged(
     assert _joined(together) == _joined(one_by_one)
     texts = [e.text for e in together if type(e) is TextDelta]
     assert texts == ["abc", "de"]  # "c" came with the call: the call follows it
+
+
+def _paced_app(pieces: list[bytes]) -> Any:
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body"):
+            pass
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream")]})
+        for piece in pieces:  # 20 ms apart: each would travel alone
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            await asyncio.sleep(0.02)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+@pytest.mark.skipif(not on("h11"), reason="SPARK_PLAIN: the lean h11 client is off")
+async def test_chunks_that_come_while_the_reader_gathers_go_up_as_one(
+        http_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_stream, "GATHER_S", 1.0)  # wide, so a loaded machine cannot split it
+    pieces = [sse(chunk(f"w{n} "), done=False) for n in range(6)] + [sse(chunk(None, "stop"))]
+    async with http_server(_paced_app(pieces)) as base:
+        lean = ChatCompletionsChannel(base, None)
+        events = await collect(lean, REQUEST)
+        await lean.aclose()
+    texts = [e.text for e in events if type(e) is TextDelta]
+    assert "".join(texts) == "w0 w1 w2 w3 w4 w5 "
+    assert len(texts) <= 2  # the first at once, the rest gathered while the reader slept
+
+
+async def test_httpx_one_chunk_a_piece_is_never_paced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_stream, "GATHER_S", 30.0)  # paced, this would outlast collect's 10 s
+    events = await _per_event()
+    assert [e.text for e in events if type(e) is TextDelta] == list("abcde")

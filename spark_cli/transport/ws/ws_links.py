@@ -11,12 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import (
-    InvalidHandshake,
-    InvalidMessage,
-    InvalidStatus,
-    InvalidURI,
-)
+from websockets.exceptions import InvalidHandshake, InvalidMessage, InvalidStatus, InvalidURI
 from websockets.protocol import State
 
 from spark_cli.protocol.channel import ChannelError
@@ -136,9 +131,7 @@ class Links:
             if ahead is not None and ahead.error is not None:
                 raise ahead.error
             if ahead is not None and ahead.open:
-                from spark_cli.transport.fast.ws_adopt import (
-                    adopt,  # deferred: the fast path
-                )
+                from spark_cli.transport.fast.ws_adopt import adopt  # deferred: the fast path
 
                 ws = await adopt(ahead)
                 if ahead.payload is not None and ahead.at is not None:

@@ -54,6 +54,14 @@ PACING: dict[tuple[str, str], str] = {
     ("transport/ws/test_websocket_channel.py",
      "test_an_abandoned_turn_does_not_leak_frames_into_the_next.slow"):
         "a server pacing its frames",
+    ("transport/ws/test_ws_queued.py",
+     "test_tokens_that_come_while_the_reader_gathers_go_up_as_one.paced"):
+        "a server sending one token a message, apart",
+    ("transport/ws/test_ws_queued.py",
+     "test_a_message_whose_end_has_not_come_is_still_timed.stall.pieces"):
+        "a message whose last frame never comes in time",
+    ("transport/sse/test_http_stream_merge.py", "_paced_app.app"):
+        "a server sending one chunk a token, apart",
 }
 SLEEPS = {"sleep"}
 RAISES = {"raises", "fail", "warns", "deprecated_call"}

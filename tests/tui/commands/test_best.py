@@ -42,7 +42,8 @@ async def test_best_races_merges_the_winner_and_picks_another(tui_app: MakeApp,
         await _command(app, pilot, f"/best show {loser}")
         await wait_until(lambda: f"candidate {loser} · seed" in _text(app))
         await _command(app, pilot, f"/best pick {loser}")
-        await wait_until(lambda: _text(app).count("(/undo reverts it)") == 2)
+        await wait_until(lambda: _text(app).count("(/undo reverts it)") == 2, 60,
+                         lambda: _text(app)[-600:])  # what the pick said, if it fails
         assert "grand_total" in (repo / "app.py").read_text()
         await _command(app, pilot, "/undo")  # one batch: back to the start
         await wait_until(lambda: (repo / "app.py").read_text() == APP)

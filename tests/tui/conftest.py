@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import wait_until
 
 from spark_cli.session.config.settings import Settings, load_settings
 from spark_cli.session.conversation import Session
+from spark_cli.session.interaction import TurnEnded
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp
+from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.setup import TuiSetup
 
 PY = "def total_price(items):\n    return sum(items)\n"
@@ -34,6 +37,18 @@ async def real_connect(settings: Settings) -> AsyncIterator[Any]:
 
     async with connect(settings) as channel:
         yield channel
+
+
+async def send_turn(app: SparkApp, pilot: Any, text: str) -> None:
+    """Send ``text`` from the prompt; return once the Interaction says its turn ended."""
+    ended: list[Any] = []
+    sink = app.interaction.sink
+    app.interaction.sink = lambda e: (ended.append(e) if isinstance(e, TurnEnded) else None,
+                                      sink(e))[-1]
+    app.query_one(Prompt).load_text(text)
+    await pilot.press("enter")
+    await wait_until(lambda: bool(ended))
+    app.interaction.sink = sink
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from typing import Any
 from trusting import write_project
 from waiting import wait_until
 
-from spark_cli.session.interaction import TurnEnded
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp
 from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.transcript.transcript import Transcript
+from tests.tui.conftest import send_turn
 
 MakeApp = Callable[..., Awaitable[SparkApp]]
 
@@ -23,23 +23,12 @@ def _text(app: SparkApp) -> str:
     return app.query_one(Transcript).plain_text()
 
 
-async def _turn(app: SparkApp, pilot: Any, text: str) -> None:
-    ended: list[Any] = []
-    sink = app.interaction.sink
-    app.interaction.sink = lambda e: (ended.append(e) if isinstance(e, TurnEnded) else None,
-                                      sink(e))[-1]
-    app.query_one(Prompt).load_text(text)
-    await pilot.press("enter")
-    await wait_until(lambda: bool(ended))
-    app.interaction.sink = sink
-
-
 async def test_undo_restores_the_files_of_the_last_turn(tui_app: MakeApp, repo: Path) -> None:
     before = (repo / "app.py").read_text()
     app = await tui_app(model="spark-rules", tps=5000)
     async with app.run_test(size=(100, 30)) as pilot:
         app.context_files.add("app.py")
-        await _turn(app, pilot, "rename total_price to grand_total")
+        await send_turn(app, pilot, "rename total_price to grand_total")
         assert "grand_total" in (repo / "app.py").read_text()
         await pilot.press("ctrl+z")
         await pilot.pause()
@@ -59,7 +48,7 @@ async def test_diff_shows_what_the_session_changed(tui_app: MakeApp) -> None:
         await pilot.pause()
         assert "changed nothing in this session" in _text(app)
         app.context_files.add("app.py")
-        await _turn(app, pilot, "rename total_price to grand_total")
+        await send_turn(app, pilot, "rename total_price to grand_total")
         app.query_one(Prompt).load_text("/diff")
         await pilot.press("enter")
         await pilot.pause()
@@ -82,7 +71,7 @@ async def test_test_streams_output_and_fix_sends_the_failure(tui_app: MakeApp,
         text = _text(app)
         assert "collecting" in text and "FAILED (exit 1)" in text
         assert app.tests.last_failure is not None and "assert 1 == 2" in app.tests.last_failure
-        await _turn(app, pilot, "/fix")
+        await send_turn(app, pilot, "/fix")
         assert "assert 1 == 2" in app.session.history[0].content
 
 
@@ -122,7 +111,7 @@ async def test_draft_and_queue_survive_a_crash(tui_app: MakeApp, repo: Path) -> 
 async def test_resume_reopens_the_last_conversation(tui_app: MakeApp) -> None:
     app = await tui_app(tps=5000, max_output_tokens=40)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _turn(app, pilot, "remember the word zebra")
+        await send_turn(app, pilot, "remember the word zebra")
     again = await tui_app()
     async with again.run_test(size=(100, 30)) as pilot:
         assert again.session.history == []
@@ -142,7 +131,7 @@ async def _command(app: SparkApp, pilot: Any, line: str) -> None:
 async def test_copy_after_a_turn_fills_the_clipboard(tui_app: MakeApp) -> None:
     app = await tui_app(tps=5000)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _turn(app, pilot, "explain app.py")
+        await send_turn(app, pilot, "explain app.py")
         await _command(app, pilot, "/copy")
         from spark_cli.tui.commands.copying import last_answer
 
@@ -193,7 +182,7 @@ async def test_init_writes_a_first_agents_file_as_an_undoable_edit(tui_app: Make
                                                                   repo: Path) -> None:
     app = await tui_app(model="spark-rules", tps=5000)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _turn(app, pilot, "/init")
+        await send_turn(app, pilot, "/init")
         agents = repo / "AGENTS.md"
         assert agents.is_file(), _text(app)[-2000:]
         assert agents.read_text().startswith("# AGENTS.md")

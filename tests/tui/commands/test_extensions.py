@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from waiting import wait_until
 
 from spark_cli.session.config.settings import load_settings
 from spark_cli.session.conversation import Session
-from spark_cli.session.interaction import TurnEnded
 from spark_cli.session.workspace.store import SessionStore
 from spark_cli.tui.app import SparkApp
-from spark_cli.tui.prompt.prompt import Prompt
 from spark_cli.tui.setup import TuiSetup
 from spark_cli.tui.transcript.transcript import Transcript
 from tests.cli.edit.openai_script import Model, chat_model
-from tests.tui.conftest import real_connect
+from tests.tui.conftest import real_connect, send_turn
 
 
 def _app(repo: Path, tmp_path: Path, url: str) -> SparkApp:
@@ -26,17 +22,6 @@ def _app(repo: Path, tmp_path: Path, url: str) -> SparkApp:
                                     "model": "m"}, env)
     return SparkApp(TuiSetup(session=Session(None, repo, settings), connect=real_connect,
                              store=SessionStore(repo)))
-
-
-async def _send(app: SparkApp, pilot: Any, text: str) -> None:
-    ended: list[Any] = []
-    sink = app.interaction.sink
-    app.interaction.sink = lambda e: (ended.append(e) if isinstance(e, TurnEnded) else None,
-                                      sink(e))[-1]
-    app.query_one(Prompt).load_text(text)
-    await pilot.press("enter")
-    await wait_until(lambda: bool(ended))
-    app.interaction.sink = sink
 
 
 @pytest.fixture
@@ -55,8 +40,8 @@ async def test_a_prompt_files_model_is_its_turns_and_the_next_turn_goes_back(
     with chat_model(model) as url:
         app = _app(repo, tmp_path, url)
         async with app.run_test(size=(100, 30)) as pilot:
-            await _send(app, pilot, "/think app.py")
-            await _send(app, pilot, "Think about app.py.")  # typed: the default model
+            await send_turn(app, pilot, "/think app.py")
+            await send_turn(app, pilot, "Think about app.py.")  # typed: the default model
     assert [r["model"] for r in model.requests] == ["big-model", "big-model", "m"]
     assert model.requests[0]["messages"][-1]["content"].endswith("Think about app.py.\n")
 
@@ -69,7 +54,7 @@ async def test_a_hook_warning_shows_in_the_transcript(repo: Path, tmp_path: Path
     with chat_model(model) as url:
         app = _app(repo, tmp_path, url)
         async with app.run_test(size=(120, 30)) as pilot:
-            await _send(app, pilot, "read it")
+            await send_turn(app, pilot, "read it")
             shown = app.query_one(Transcript).plain_text()
     assert "⚠ hook PostToolUse 'sleep 5': timed out after 0.2 s and was killed" in shown
     assert "sleep 5" not in model.outputs[0]
